@@ -1,0 +1,260 @@
+//===- FXElementwiseOps.td - elementwise FX ops ----------------*- tablegen -*-===//
+
+#ifndef FX_ELEMENTWISE_OPS_TD
+#define FX_ELEMENTWISE_OPS_TD
+
+include "FXBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+// How a unary op's result dtype follows from its input dtype.
+//   "Same":      result dtype == input dtype.
+//   "IntToFloat": ATen's unary float ops: integer and bool inputs give the
+//                 default dtype (f32), floating inputs keep theirs.
+class FX_UnaryOp<string mnemonic, string aten, string semantics,
+                 Type inputType = FX_NumericTensor,
+                 string promotion = "Same", list<Trait> traits = []> :
+    FX_Op<mnemonic, !listconcat([Pure, FX_InferResultTypes], traits)> {
+  let summary = "aten::" # mnemonic;
+  let description = [{
+    Mirrors `}] # aten # [{`.
+
+    }] # semantics # [{
+  }];
+  let arguments = (ins inputType:$self);
+  let results = (outs FX_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location>,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      results.push_back(::mlir::fx::inferUnaryResultType(
+          adaptor.getSelf().getType(),
+          ::mlir::fx::UnaryPromotion::}] # promotion # [{));
+      return ::mlir::success();
+    }
+  }];
+}
+
+// Floating-point only activations that keep their dtype.
+class FX_UnaryFloatOp<string mnemonic, string aten, string semantics,
+                      list<Trait> traits = []> :
+    FX_UnaryOp<mnemonic, aten, semantics, FX_FloatTensor, "Same", traits>;
+
+// Transcendental ops: any input dtype, integer and bool inputs give f32.
+class FX_UnaryIntToFloatOp<string mnemonic, string semantics> :
+    FX_UnaryOp<mnemonic, "aten::" # mnemonic # "(Tensor self) -> Tensor",
+               semantics, FX_Tensor, "IntToFloat">;
+
+def FX_ReluOp : FX_UnaryOp<"relu", "aten::relu(Tensor self) -> Tensor",
+    "Computes `max(self, 0)` elementwise. `relu(relu(x))` folds to `relu(x)`.",
+    FX_NumericTensor> {
+  let hasFolder = 1;
+}
+def FX_SigmoidOp : FX_UnaryIntToFloatOp<"sigmoid", "Computes `1 / (1 + exp(-self))`.">;
+def FX_TanhOp : FX_UnaryIntToFloatOp<"tanh", "Computes the hyperbolic tangent.">;
+def FX_ExpOp : FX_UnaryIntToFloatOp<"exp", "Computes `e^self`.">;
+def FX_LogOp : FX_UnaryIntToFloatOp<"log", "Computes the natural logarithm.">;
+def FX_SqrtOp : FX_UnaryIntToFloatOp<"sqrt", "Computes the square root.">;
+def FX_RsqrtOp : FX_UnaryIntToFloatOp<"rsqrt", "Computes `1 / sqrt(self)`.">;
+def FX_ReciprocalOp : FX_UnaryIntToFloatOp<"reciprocal", "Computes `1 / self`.">;
+def FX_SinOp : FX_UnaryIntToFloatOp<"sin", "Computes the sine.">;
+def FX_CosOp : FX_UnaryIntToFloatOp<"cos", "Computes the cosine.">;
+def FX_ErfOp : FX_UnaryIntToFloatOp<"erf", "Computes the Gauss error function.">;
+
+def FX_SiluOp : FX_UnaryFloatOp<"silu", "aten::silu(Tensor self) -> Tensor",
+    "Computes `self * sigmoid(self)`.">;
+def FX_HardswishOp : FX_UnaryFloatOp<"hardswish",
+    "aten::hardswish(Tensor self) -> Tensor",
+    "Computes `self * relu6(self + 3) / 6`.">;
+def FX_HardsigmoidOp : FX_UnaryFloatOp<"hardsigmoid",
+    "aten::hardsigmoid(Tensor self) -> Tensor",
+    "Computes `relu6(self + 3) / 6`.">;
+def FX_NegOp : FX_UnaryOp<"neg", "aten::neg(Tensor self) -> Tensor",
+    "Computes `-self`. `neg(neg(x))` folds to `x`.", FX_NumericTensor> {
+  let hasFolder = 1;
+}
+def FX_AbsOp : FX_UnaryOp<"abs", "aten::abs(Tensor self) -> Tensor",
+    "Computes `|self|`. `abs(abs(x))` and `abs(neg(x))` fold to `abs(x)`.",
+    FX_NumericTensor> {
+  let hasFolder = 1;
+}
+
+def FX_GeluOp : FX_UnaryFloatOp<"gelu",
+    "aten::gelu(Tensor self, *, str approximate='none') -> Tensor", [{
+    With `approximate = none` computes `self * 0.5 * (1 + erf(self / sqrt(2)))`;
+    with `approximate = tanh` computes
+    `0.5 * self * (1 + tanh(sqrt(2 / pi) * (self + 0.044715 * self^3)))`.
+
+    ```mlir
+    %0 = fx.gelu %x {approximate = #fx.gelu_approximate<tanh>}
+        : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    ```
+  }]> {
+  let arguments = (ins FX_FloatTensor:$self,
+                   DefaultValuedAttr<FX_GeluApproximateAttr,
+                                     "::mlir::fx::GeluApproximate::none">:$approximate);
+}
+
+def FX_HardtanhOp : FX_UnaryOp<"hardtanh",
+    "aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
+    [{
+    Clamps every element to `[min_val, max_val]`. `nn.ReLU6` is
+    `hardtanh(x, 0, 6)`. Requires `min_val <= max_val` (ATen:
+    "hardtanh: min_val cannot be greater than max_val").
+  }]> {
+  let arguments = (ins FX_NumericTensor:$self,
+                   DefaultValuedAttr<F64Attr, "-1.0">:$min_val,
+                   DefaultValuedAttr<F64Attr, "1.0">:$max_val);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Binary with broadcasting and type promotion
+//===----------------------------------------------------------------------===//
+
+// How a binary op's result dtype follows from the promoted operand dtype.
+//   "Promote":         torch.result_type(self, other).
+//   "PromoteIntToFloat": true division: integer results become f32.
+//   "Bool":            comparisons, the result is i1.
+class FX_BinaryOp<string mnemonic, string aten, string semantics,
+                  string promotion = "Promote", list<Trait> traits = []> :
+    FX_Op<mnemonic, !listconcat([Pure, FX_InferResultTypes], traits)> {
+  let summary = "aten::" # mnemonic # " with broadcasting";
+  let description = [{
+    Mirrors `}] # aten # [{`.
+
+    }] # semantics # [{
+
+    The operands broadcast against each other (PyTorch/NumPy rules) and their
+    dtypes are promoted with `torch.result_type`: the higher category (bool <
+    integer < floating) wins, within a category the wider type, `f16` with
+    `bf16` gives `f32`, and a rank-0 operand only raises the category, never
+    the width within it.
+  }];
+  let arguments = (ins FX_Tensor:$self, FX_Tensor:$other);
+  let results = (outs FX_Tensor:$result);
+  let assemblyFormat =
+      "$self `,` $other attr-dict `:` functional-type(operands, results)";
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::mlir::fx::inferBinaryResultType(
+          ::mlir::fx::ShapeError(loc, getOperationName()),
+          adaptor.getSelf().getType(), adaptor.getOther().getType(),
+          ::mlir::fx::BinaryPromotion::}] # promotion # [{, results);
+    }
+  }];
+}
+
+class FX_AddSubOp<string mnemonic, string semantics> : FX_BinaryOp<mnemonic,
+    "aten::" # mnemonic # ".Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+    semantics> {
+  let arguments = (ins FX_Tensor:$self, FX_Tensor:$other,
+                   DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let hasVerifier = 1;
+}
+
+def FX_AddOp : FX_AddSubOp<"add", [{
+    Computes `self + alpha * other`. For integer results `alpha` must be
+    integral.
+
+    ```mlir
+    %0 = fx.add %a, %b {alpha = 2.0 : f64}
+        : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+    ```
+  }]>;
+def FX_SubOp : FX_AddSubOp<"sub", [{
+    Computes `self - alpha * other`. For integer results `alpha` must be
+    integral; two bool operands are rejected, as in ATen.
+  }]>;
+def FX_MulOp : FX_BinaryOp<"mul",
+    "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",
+    "Computes `self * other`.", "Promote", [Commutative]>;
+def FX_DivOp : FX_BinaryOp<"div",
+    "aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+    [{
+    Without `rounding_mode` computes true division, so integer operands give
+    an `f32` result (`aten::div.Tensor`). With `rounding_mode = trunc` or
+    `floor` the quotient is rounded and integer operands stay integer.
+  }]> {
+  let arguments = (ins FX_Tensor:$self, FX_Tensor:$other,
+                   OptionalAttr<FX_RoundingModeAttr>:$rounding_mode);
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::inferReturnTypes(
+        ::mlir::MLIRContext *, std::optional<::mlir::Location> loc,
+        Adaptor adaptor, ::llvm::SmallVectorImpl<::mlir::Type> &results) {
+      return ::mlir::fx::inferBinaryResultType(
+          ::mlir::fx::ShapeError(loc, getOperationName()),
+          adaptor.getSelf().getType(), adaptor.getOther().getType(),
+          adaptor.getRoundingMode()
+              ? ::mlir::fx::BinaryPromotion::Promote
+              : ::mlir::fx::BinaryPromotion::PromoteIntToFloat,
+          results);
+    }
+  }];
+}
+def FX_PowOp : FX_BinaryOp<"pow",
+    "aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+    "Computes `self ^ other`.">;
+def FX_MaximumOp : FX_BinaryOp<"maximum",
+    "aten::maximum(Tensor self, Tensor other) -> Tensor",
+    "Computes the elementwise maximum; NaN propagates.", "Promote",
+    [Commutative]>;
+def FX_MinimumOp : FX_BinaryOp<"minimum",
+    "aten::minimum(Tensor self, Tensor other) -> Tensor",
+    "Computes the elementwise minimum; NaN propagates.", "Promote",
+    [Commutative]>;
+
+class FX_CompareOp<string mnemonic, string semantics, list<Trait> traits = []>
+    : FX_BinaryOp<mnemonic,
+      "aten::" # mnemonic # ".Tensor(Tensor self, Tensor other) -> Tensor",
+      semantics # " The operands are compared in their promoted dtype; the "
+      "result is `i1`.", "Bool", traits>;
+
+def FX_EqOp : FX_CompareOp<"eq", "Computes `self == other`.", [Commutative]>;
+def FX_NeOp : FX_CompareOp<"ne", "Computes `self != other`.", [Commutative]>;
+def FX_LtOp : FX_CompareOp<"lt", "Computes `self < other`.">;
+def FX_LeOp : FX_CompareOp<"le", "Computes `self <= other`.">;
+def FX_GtOp : FX_CompareOp<"gt", "Computes `self > other`.">;
+def FX_GeOp : FX_CompareOp<"ge", "Computes `self >= other`.">;
+
+def FX_WhereOp : FX_Op<"where", [Pure, FX_InferResultTypes]> {
+  let summary = "aten::where: select elements by a boolean condition";
+  let description = [{
+    Mirrors `aten::where.self(Tensor condition, Tensor self, Tensor other) ->
+    Tensor`: `condition ? self : other`, with all three operands broadcast
+    together and the dtypes of `self` and `other` promoted.
+
+    ```mlir
+    %0 = fx.where %c, %a, %b
+        : (tensor<4x1xi1>, tensor<4x3xf32>, tensor<f32>) -> tensor<4x3xf32>
+    ```
+  }];
+  let arguments = (ins FX_BoolTensor:$condition, FX_Tensor:$self,
+                   FX_Tensor:$other);
+  let results = (outs FX_Tensor:$result);
+  let assemblyFormat = "$condition `,` $self `,` $other attr-dict `:` "
+                       "functional-type(operands, results)";
+}
+
+def FX_ClampOp : FX_Op<"clamp", [Pure, FX_InferResultTypes]> {
+  let summary = "aten::clamp with scalar bounds";
+  let description = [{
+    Mirrors `aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) ->
+    Tensor`: `min(max(self, min), max)`. At least one bound must be given.
+    The result keeps the dtype of `self`; for integer tensors the bounds must
+    be integral.
+  }];
+  let arguments = (ins FX_NumericTensor:$self, OptionalAttr<F64Attr>:$min,
+                   OptionalAttr<F64Attr>:$max);
+  let results = (outs FX_Tensor:$result);
+  let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+#endif // FX_ELEMENTWISE_OPS_TD

@@ -1,0 +1,20 @@
+//===- Passes.h - FX dialect transformation passes ---------------*- C++ -*-===//
+
+#ifndef FX_TRANSFORMS_PASSES_H
+#define FX_TRANSFORMS_PASSES_H
+
+#include "fx/Dialect/FXDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::fx {
+
+#define GEN_PASS_DECL
+#include "fx/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fx/Transforms/Passes.h.inc"
+
+} // namespace mlir::fx
+
+#endif // FX_TRANSFORMS_PASSES_H

@@ -1,0 +1,121 @@
+//===- ElementwiseOps.cpp - verifiers and folds of elementwise FX ops -----===//
+
+#include "fx/Dialect/FXOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fx;
+
+static bool isIntegerTensor(Type type) {
+  return getCategory(cast<RankedTensorType>(type).getElementType()) ==
+         DtypeCategory::Integer;
+}
+
+static bool isIntegral(double value) { return std::trunc(value) == value; }
+
+//===----------------------------------------------------------------------===//
+// Unary
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReluOp::fold(FoldAdaptor) {
+  // relu is idempotent.
+  if (auto inner = getSelf().getDefiningOp<ReluOp>())
+    if (inner.getType() == getType())
+      return inner.getResult();
+  return {};
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  // neg is an involution.
+  if (auto inner = getSelf().getDefiningOp<NegOp>())
+    if (inner.getSelf().getType() == getType())
+      return inner.getSelf();
+  return {};
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor) {
+  if (auto inner = getSelf().getDefiningOp<AbsOp>())
+    if (inner.getType() == getType())
+      return inner.getResult();
+  // abs(neg(x)) == abs(x): read x directly (an in-place fold).
+  if (auto neg = getSelf().getDefiningOp<NegOp>()) {
+    getSelfMutable().assign(neg.getSelf());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult HardtanhOp::verify() {
+  if (getMinVal().convertToDouble() > getMaxVal().convertToDouble())
+    return emitOpError("requires min_val <= max_val, got ")
+           << getMinVal().convertToDouble() << " > "
+           << getMaxVal().convertToDouble();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+static LogicalResult verifyAddSub(OpTy op) {
+  double alpha = op.getAlpha().convertToDouble();
+  Type element = op.getType().getElementType();
+  if (isIntegerTensor(op.getType()) && !isIntegral(alpha))
+    return op.emitOpError("requires an integral alpha for integer results, got ")
+           << alpha;
+  if (element.isInteger(1) && alpha != 0.0 && alpha != 1.0)
+    return op.emitOpError("requires alpha 0 or 1 for bool results, got ")
+           << alpha;
+  return success();
+}
+
+LogicalResult AddOp::verify() { return verifyAddSub(*this); }
+
+LogicalResult SubOp::verify() {
+  if (getType().getElementType().isInteger(1))
+    return emitOpError("does not support bool operands; use fx.ne (logical "
+                       "xor) instead, as ATen advises");
+  return verifyAddSub(*this);
+}
+
+LogicalResult
+WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
+                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  ShapeError emitError(loc, getOperationName());
+  auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
+  auto self = cast<RankedTensorType>(adaptor.getSelf().getType());
+  auto other = cast<RankedTensorType>(adaptor.getOther().getType());
+  FailureOr<SmallVector<int64_t>> shape =
+      broadcastShapes(emitError, self.getShape(), other.getShape());
+  if (failed(shape))
+    return failure();
+  shape = broadcastShapes(emitError, cond.getShape(), *shape);
+  if (failed(shape))
+    return failure();
+  results.push_back(
+      RankedTensorType::get(*shape, resultElementType({self, other})));
+  return success();
+}
+
+LogicalResult
+ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+  results.push_back(adaptor.getSelf().getType());
+  return success();
+}
+
+LogicalResult ClampOp::verify() {
+  std::optional<double> lo, hi;
+  if (auto min = getMinAttr())
+    lo = min.getValueAsDouble();
+  if (auto max = getMaxAttr())
+    hi = max.getValueAsDouble();
+  if (!lo && !hi)
+    return emitOpError("requires at least one of min and max");
+  if (isIntegerTensor(getType()) &&
+      ((lo && !isIntegral(*lo)) || (hi && !isIntegral(*hi))))
+    return emitOpError("requires integral bounds for integer tensors");
+  return success();
+}

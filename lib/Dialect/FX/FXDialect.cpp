@@ -1,0 +1,39 @@
+//===- FXDialect.cpp - FX dialect registration and generated definitions -===//
+
+#include "fx/Dialect/FXDialect.h"
+#include "fx/Dialect/FXOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::fx;
+
+#include "fx/Dialect/FXDialect.cpp.inc"
+#include "fx/Dialect/FXEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "fx/Dialect/FXAttrs.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "fx/Dialect/FXOps.cpp.inc"
+
+void FXDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "fx/Dialect/FXOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "fx/Dialect/FXAttrs.cpp.inc"
+      >();
+}
+
+Operation *FXDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                          Type type, Location loc) {
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements || elements.getType() != type)
+    return nullptr;
+  return ConstantOp::create(builder, loc, elements);
+}

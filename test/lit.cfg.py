@@ -1,0 +1,30 @@
+# -*- Python -*-
+# lit configuration for the fx-mlir tests (FileCheck based).
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "FX"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.fx_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%fx_src_root", config.fx_src_root))
+config.substitutions.append(("%fx_obj_root", config.fx_obj_root))
+
+# Strict FileCheck: captured variables are scoped to CHECK-LABEL blocks and
+# every prefix must be used.
+config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
+tools = ["fx-opt"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
