@@ -46,6 +46,14 @@ def FX_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // Checks `fx.param` on function arguments.
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// The argument attribute naming the model parameter an argument binds.
+    static constexpr ::llvm::StringLiteral getParamAttrName() {
+      return ::llvm::StringLiteral("fx.param");
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -27,7 +27,7 @@ def FX_ConstantOp : FX_Op<"constant",
 
 class FX_FullLikeOp<string mnemonic, string aten, string semantics> :
     FX_Op<mnemonic, [Pure]> {
-  let summary = "aten::" # mnemonic # ": a tensor filled with one value";
+  let summary = "`aten::" # mnemonic # "`: a tensor filled with one value";
   let description = [{
     Mirrors `}] # aten # [{`. }] # semantics # [{ The shape and dtype are
     those of the result type (ATen's `size` and `dtype`), which must be
@@ -58,7 +58,7 @@ def FX_OnesOp : FX_FullLikeOp<"ones",
     "Every element is 1.">;
 
 def FX_ArangeOp : FX_Op<"arange", [Pure]> {
-  let summary = "aten::arange: evenly spaced values";
+  let summary = "`aten::arange`: evenly spaced values";
   let description = [{
     Mirrors `aten::arange.start_step(Scalar start, Scalar end, Scalar step=1,
     *, ScalarType? dtype=None, ...) -> Tensor`: the values `start + i * step`

@@ -18,7 +18,7 @@ class FX_UnaryOp<string mnemonic, string aten, string semantics,
                  Type inputType = FX_NumericTensor,
                  string promotion = "Same", list<Trait> traits = []> :
     FX_Op<mnemonic, !listconcat([Pure, FX_InferResultTypes], traits)> {
-  let summary = "aten::" # mnemonic;
+  let summary = "`aten::" # mnemonic # "`";
   let description = [{
     Mirrors `}] # aten # [{`.
 
@@ -123,7 +123,7 @@ def FX_HardtanhOp : FX_UnaryOp<"hardtanh",
 class FX_BinaryOp<string mnemonic, string aten, string semantics,
                   string promotion = "Promote", list<Trait> traits = []> :
     FX_Op<mnemonic, !listconcat([Pure, FX_InferResultTypes], traits)> {
-  let summary = "aten::" # mnemonic # " with broadcasting";
+  let summary = "`aten::" # mnemonic # "` with broadcasting";
   let description = [{
     Mirrors `}] # aten # [{`.
 
@@ -224,7 +224,7 @@ def FX_GtOp : FX_CompareOp<"gt", "Computes `self > other`.">;
 def FX_GeOp : FX_CompareOp<"ge", "Computes `self >= other`.">;
 
 def FX_WhereOp : FX_Op<"where", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::where: select elements by a boolean condition";
+  let summary = "`aten::where`: select elements by a boolean condition";
   let description = [{
     Mirrors `aten::where.self(Tensor condition, Tensor self, Tensor other) ->
     Tensor`: `condition ? self : other`, with all three operands broadcast
@@ -243,7 +243,7 @@ def FX_WhereOp : FX_Op<"where", [Pure, FX_InferResultTypes]> {
 }
 
 def FX_ClampOp : FX_Op<"clamp", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::clamp with scalar bounds";
+  let summary = "`aten::clamp` with scalar bounds";
   let description = [{
     Mirrors `aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) ->
     Tensor`: `min(max(self, min), max)`. At least one bound must be given.

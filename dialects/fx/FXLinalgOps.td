@@ -13,7 +13,7 @@ class FX_MatmulLikeOp<string mnemonic, list<Trait> traits = []> :
 }
 
 def FX_MmOp : FX_MatmulLikeOp<"mm"> {
-  let summary = "aten::mm: matrix product of two matrices";
+  let summary = "`aten::mm`: matrix product of two matrices";
   let description = [{
     Mirrors `aten::mm(Tensor self, Tensor mat2) -> Tensor`: `[M, K] x [K, N]
     -> [M, N]`. Both operands have the same dtype (ATen does not promote in
@@ -27,7 +27,7 @@ def FX_MmOp : FX_MatmulLikeOp<"mm"> {
 }
 
 def FX_BmmOp : FX_MatmulLikeOp<"bmm"> {
-  let summary = "aten::bmm: batched matrix product";
+  let summary = "`aten::bmm`: batched matrix product";
   let description = [{
     Mirrors `aten::bmm(Tensor self, Tensor mat2) -> Tensor`: `[B, M, K] x
     [B, K, N] -> [B, M, N]`, no broadcasting of the batch dimension.
@@ -36,7 +36,7 @@ def FX_BmmOp : FX_MatmulLikeOp<"bmm"> {
 }
 
 def FX_AddmmOp : FX_MatmulLikeOp<"addmm"> {
-  let summary = "aten::addmm: scaled matrix product plus a scaled tensor";
+  let summary = "`aten::addmm`: scaled matrix product plus a scaled tensor";
   let description = [{
     Mirrors `aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar
     beta=1, Scalar alpha=1) -> Tensor`: `beta * self + alpha * (mat1 @
@@ -55,7 +55,7 @@ def FX_AddmmOp : FX_MatmulLikeOp<"addmm"> {
 }
 
 def FX_LinearOp : FX_MatmulLikeOp<"linear"> {
-  let summary = "aten::linear: `input @ weight^T + bias`";
+  let summary = "`aten::linear`: `input @ weight^T + bias`";
   let description = [{
     Mirrors `aten::linear(Tensor input, Tensor weight, Tensor? bias=None) ->
     Tensor`: `[..., K] x [N, K]^T (+ [N]) -> [..., N]`. `weight` is stored as

@@ -7,7 +7,7 @@ include "FXBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def FX_ConvolutionOp : FX_Op<"convolution", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::convolution: N-d (transposed) convolution";
+  let summary = "`aten::convolution`: N-d (transposed) convolution";
   let description = [{
     Mirrors `aten::convolution(Tensor input, Tensor weight, Tensor? bias,
     SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed,
@@ -54,7 +54,7 @@ class FX_Pool2dOp<string mnemonic, list<Trait> traits = []> :
 }
 
 def FX_MaxPool2dOp : FX_Pool2dOp<"max_pool2d"> {
-  let summary = "aten::max_pool2d";
+  let summary = "`aten::max_pool2d`";
   let description = [{
     Mirrors `aten::max_pool2d(Tensor self, int[2] kernel_size, int[2]
     stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) ->
@@ -80,7 +80,7 @@ def FX_MaxPool2dOp : FX_Pool2dOp<"max_pool2d"> {
 }
 
 def FX_MaxPool2dWithIndicesOp : FX_Pool2dOp<"max_pool2d_with_indices"> {
-  let summary = "aten::max_pool2d_with_indices";
+  let summary = "`aten::max_pool2d_with_indices`";
   let description = [{
     Mirrors `aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size,
     int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool
@@ -97,7 +97,7 @@ def FX_MaxPool2dWithIndicesOp : FX_Pool2dOp<"max_pool2d_with_indices"> {
 }
 
 def FX_AvgPool2dOp : FX_Pool2dOp<"avg_pool2d"> {
-  let summary = "aten::avg_pool2d";
+  let summary = "`aten::avg_pool2d`";
   let description = [{
     Mirrors `aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2]
     stride=[], int[2] padding=0, bool ceil_mode=False, bool
@@ -117,7 +117,7 @@ def FX_AvgPool2dOp : FX_Pool2dOp<"avg_pool2d"> {
 }
 
 def FX_AdaptiveAvgPool2dOp : FX_Pool2dOp<"adaptive_avg_pool2d"> {
-  let summary = "aten::_adaptive_avg_pool2d";
+  let summary = "`aten::_adaptive_avg_pool2d`";
   let description = [{
     Mirrors `aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
     -> Tensor`: output cell `(i, j)` averages input rows
@@ -201,7 +201,7 @@ def FX_LayerNormOp : FX_Op<"layer_norm",
 
 class FX_SoftmaxOp<string mnemonic, string aten, string semantics> :
     FX_Op<mnemonic, [Pure, FX_InferResultTypes]> {
-  let summary = "aten::" # aten;
+  let summary = "`aten::" # aten # "`";
   let description = [{
     Mirrors `aten::}] # aten # [{(Tensor self, int dim, bool half_to_float)
     -> Tensor` with `half_to_float = false`: }] # semantics # [{ along `dim`
@@ -235,7 +235,7 @@ def FX_LogSoftmaxOp : FX_SoftmaxOp<"log_softmax", "_log_softmax",
 //===----------------------------------------------------------------------===//
 
 def FX_EmbeddingOp : FX_Op<"embedding", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::embedding: gather rows of a table";
+  let summary = "`aten::embedding`: gather rows of a table";
   let description = [{
     Mirrors `aten::embedding(Tensor weight, Tensor indices, SymInt
     padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) ->

@@ -12,7 +12,7 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 class FX_ReductionOp<string mnemonic, string aten, string semantics,
                      Type inputType> :
     FX_Op<mnemonic, [Pure, FX_InferResultTypes]> {
-  let summary = "aten::" # mnemonic # " over dimensions";
+  let summary = "`aten::" # mnemonic # "` over dimensions";
   let description = [{
     Mirrors `}] # aten # [{`: }] # semantics # [{
 

@@ -19,7 +19,7 @@ class FX_ShapeOp<string mnemonic, list<Trait> traits = []> :
 }
 
 def FX_ViewOp : FX_ShapeOp<"view"> {
-  let summary = "aten::view / aten::reshape: the same elements, a new shape";
+  let summary = "`aten::view` / `aten::reshape`: the same elements, a new shape";
   let description = [{
     Mirrors `aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)`, and
     also `aten::reshape`, `aten::_reshape_alias` and `aten::_unsafe_view`,
@@ -37,7 +37,7 @@ def FX_ViewOp : FX_ShapeOp<"view"> {
 }
 
 def FX_TOp : FX_ShapeOp<"t"> {
-  let summary = "aten::t: transpose a matrix";
+  let summary = "`aten::t`: transpose a matrix";
   let description = [{
     Mirrors `aten::t(Tensor(a) self) -> Tensor(a)`: swaps the two dimensions
     of a rank-2 tensor; rank 0 and 1 tensors are returned unchanged.
@@ -48,7 +48,7 @@ def FX_TOp : FX_ShapeOp<"t"> {
 }
 
 def FX_TransposeOp : FX_ShapeOp<"transpose"> {
-  let summary = "aten::transpose.int: swap two dimensions";
+  let summary = "`aten::transpose.int`: swap two dimensions";
   let description = [{
     Mirrors `aten::transpose.int(Tensor(a) self, int dim0, int dim1) ->
     Tensor(a)`. Swapping a dimension with itself, and undoing the previous
@@ -64,7 +64,7 @@ def FX_TransposeOp : FX_ShapeOp<"transpose"> {
 }
 
 def FX_PermuteOp : FX_ShapeOp<"permute"> {
-  let summary = "aten::permute: reorder dimensions";
+  let summary = "`aten::permute`: reorder dimensions";
   let description = [{
     Mirrors `aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)`:
     result dimension `i` is input dimension `dims[i]`. `dims` must be a
@@ -81,7 +81,7 @@ def FX_PermuteOp : FX_ShapeOp<"permute"> {
 }
 
 def FX_ExpandOp : FX_ShapeOp<"expand"> {
-  let summary = "aten::expand: broadcast to a larger shape";
+  let summary = "`aten::expand`: broadcast to a larger shape";
   let description = [{
     Mirrors `aten::expand(Tensor(a) self, SymInt[] size, *, bool
     implicit=False) -> Tensor(a)`. `size` has at least as many entries as
@@ -100,7 +100,7 @@ def FX_ExpandOp : FX_ShapeOp<"expand"> {
 }
 
 def FX_SqueezeOp : FX_ShapeOp<"squeeze"> {
-  let summary = "aten::squeeze: drop size-1 dimensions";
+  let summary = "`aten::squeeze`: drop size-1 dimensions";
   let description = [{
     Mirrors `aten::squeeze(Tensor(a) self)`, `aten::squeeze.dim` and
     `aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)`. Without
@@ -114,7 +114,7 @@ def FX_SqueezeOp : FX_ShapeOp<"squeeze"> {
 }
 
 def FX_UnsqueezeOp : FX_ShapeOp<"unsqueeze"> {
-  let summary = "aten::unsqueeze: insert a size-1 dimension";
+  let summary = "`aten::unsqueeze`: insert a size-1 dimension";
   let description = [{
     Mirrors `aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)`; `dim`
     is in `[-rank - 1, rank]`, negative values counting from the end of the
@@ -124,7 +124,7 @@ def FX_UnsqueezeOp : FX_ShapeOp<"unsqueeze"> {
 }
 
 def FX_FlattenOp : FX_ShapeOp<"flatten"> {
-  let summary = "aten::flatten.using_ints: merge a range of dimensions";
+  let summary = "`aten::flatten.using_ints`: merge a range of dimensions";
   let description = [{
     Mirrors `aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int
     end_dim=-1) -> Tensor(a)`: dimensions `start_dim..end_dim` (inclusive)
@@ -138,7 +138,7 @@ def FX_FlattenOp : FX_ShapeOp<"flatten"> {
 }
 
 def FX_SliceOp : FX_ShapeOp<"slice"> {
-  let summary = "aten::slice.Tensor: a strided range of one dimension";
+  let summary = "`aten::slice.Tensor`: a strided range of one dimension";
   let description = [{
     Mirrors `aten::slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None,
     SymInt? end=None, SymInt step=1) -> Tensor(a)`. Like Python slicing,
@@ -159,7 +159,7 @@ def FX_SliceOp : FX_ShapeOp<"slice"> {
 }
 
 def FX_SelectOp : FX_ShapeOp<"select"> {
-  let summary = "aten::select.int: index one dimension";
+  let summary = "`aten::select.int`: index one dimension";
   let description = [{
     Mirrors `aten::select.int(Tensor(a) self, int dim, SymInt index) ->
     Tensor(a)`: the slice at `index` (negative counts from the end), with
@@ -169,7 +169,7 @@ def FX_SelectOp : FX_ShapeOp<"select"> {
 }
 
 def FX_CatOp : FX_Op<"cat", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::cat: concatenate along a dimension";
+  let summary = "`aten::cat`: concatenate along a dimension";
   let description = [{
     Mirrors `aten::cat(Tensor[] tensors, int dim=0) -> Tensor`. The operands
     have equal rank and equal sizes except along `dim`; their dtypes are
@@ -189,7 +189,7 @@ def FX_CatOp : FX_Op<"cat", [Pure, FX_InferResultTypes]> {
 }
 
 def FX_StackOp : FX_Op<"stack", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::stack: join tensors along a new dimension";
+  let summary = "`aten::stack`: join tensors along a new dimension";
   let description = [{
     Mirrors `aten::stack(Tensor[] tensors, int dim=0) -> Tensor`. The
     operands have equal shapes; `dim` is in `[-rank - 1, rank]`; dtypes are
@@ -203,7 +203,7 @@ def FX_StackOp : FX_Op<"stack", [Pure, FX_InferResultTypes]> {
 }
 
 def FX_SplitOp : FX_Op<"split", [Pure, FX_InferResultTypes]> {
-  let summary = "aten::split_with_sizes: cut a dimension into pieces";
+  let summary = "`aten::split_with_sizes`: cut a dimension into pieces";
   let description = [{
     Mirrors `aten::split_with_sizes(Tensor(a) self, SymInt[] split_sizes,
     int dim=0) -> Tensor(a)[]`; `aten::split.Tensor` (equal chunks of
@@ -223,7 +223,7 @@ def FX_SplitOp : FX_Op<"split", [Pure, FX_InferResultTypes]> {
 }
 
 def FX_CloneOp : FX_ShapeOp<"clone"> {
-  let summary = "aten::clone: a copy";
+  let summary = "`aten::clone`: a copy";
   let description = [{
     Mirrors `aten::clone(Tensor self, *, MemoryFormat? memory_format=None)
     -> Tensor`. Values are immutable here, so it folds to its operand.
@@ -233,7 +233,7 @@ def FX_CloneOp : FX_ShapeOp<"clone"> {
 }
 
 def FX_ContiguousOp : FX_ShapeOp<"contiguous"> {
-  let summary = "aten::contiguous: a densely laid out copy";
+  let summary = "`aten::contiguous`: a densely laid out copy";
   let description = [{
     Mirrors `aten::contiguous(Tensor(a) self, *, MemoryFormat
     memory_format=contiguous_format) -> Tensor(a)`. Layout is the compiler's

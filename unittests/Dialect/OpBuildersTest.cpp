@@ -58,9 +58,13 @@ TEST_F(OpBuildersTest, BuildersInferBroadcastResultTypes) {
   auto func = makeFunc({tensor({4, 1}, b.getF32Type()),
                         tensor({3}, b.getF16Type())});
   Value x = func.getArgument(0), y = func.getArgument(1);
-  auto add = AddOp::create(b, loc, x, y);
+  // The operand-only builder infers the result type and leaves alpha at its
+  // ATen default.
+  auto add = AddOp::create(b, loc, ValueRange{x, y});
   EXPECT_EQ(add.getType(), tensor({4, 3}, b.getF32Type()));
   EXPECT_EQ(add.getAlpha().convertToDouble(), 1.0);
+  auto sub = SubOp::create(b, loc, x, y, llvm::APFloat(2.0));
+  EXPECT_EQ(sub.getType(), tensor({4, 3}, b.getF32Type()));
   auto lt = LtOp::create(b, loc, x, y);
   EXPECT_EQ(lt.getType(), tensor({4, 3}, b.getI1Type()));
   auto where = WhereOp::create(b, loc, lt, add, y);
@@ -83,7 +87,7 @@ TEST_F(OpBuildersTest, BuildsAResidualBlock) {
   EXPECT_EQ(conv.getType(), tensor({1, 8, 16, 16}, f32));
   auto bn = BatchNormOp::create(b, loc, conv, mean, var, /*weight=*/Value(),
                                 /*bias=*/Value(), b.getF64FloatAttr(1e-5));
-  auto sum = AddOp::create(b, loc, bn, x);
+  auto sum = AddOp::create(b, loc, ValueRange{bn, x});
   auto relu = ReluOp::create(b, loc, sum);
   auto pool = AdaptiveAvgPool2dOp::create(b, loc, relu,
                                           b.getDenseI64ArrayAttr({1, 1}));

@@ -37,3 +37,18 @@ Operation *FXDialect::materializeConstant(OpBuilder &builder, Attribute value,
     return nullptr;
   return ConstantOp::create(builder, loc, elements);
 }
+
+LogicalResult FXDialect::verifyRegionArgAttribute(Operation *op,
+                                                  unsigned regionIndex,
+                                                  unsigned argIndex,
+                                                  NamedAttribute attribute) {
+  if (attribute.getName() != getParamAttrName())
+    return op->emitError("unknown FX argument attribute '")
+           << attribute.getName().getValue() << "'";
+  auto name = dyn_cast<StringAttr>(attribute.getValue());
+  if (!name || name.getValue().empty())
+    return op->emitError("'")
+           << getParamAttrName() << "' on argument " << argIndex
+           << " must be a non-empty string naming a model parameter";
+  return success();
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what fx-mlir needs on a fresh Debian 12 machine, then configures and
+# builds it in ./build (or $FX_BUILD_DIR). Safe to run again: it installs only
+# missing packages and rebuilds incrementally (with ccache under ~/.cache).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FX_BUILD_DIR:-$root/build}
+
+packages=(
+  cmake ninja-build ccache
+  clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libgtest-dev libgmock-dev python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "fx-mlir: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+lld=/usr/lib/llvm-22/bin/ld.lld
+if [ ! -f "$build/build.ninja" ]; then
+  echo "fx-mlir: configuring $build"
+  cmake -G Ninja -S "$root" -B "$build" \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+    -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
+    -DPython3_EXECUTABLE=/usr/bin/python3 \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DCMAKE_EXE_LINKER_FLAGS="--ld-path=$lld" \
+    -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$lld"
+fi
+echo "fx-mlir: building"
+ninja -C "$build" fx-opt FXUnitTests

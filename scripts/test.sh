@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sets up (see setup.sh) and runs every test suite: the lit tests (test/) and
+# the GoogleTest unit tests (unittests/), in one lit run. Ends with the line
+# "N passed, N failed" and exits non-zero if anything failed.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${FX_BUILD_DIR:-$root/build}
+
+"$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
+# The lit suites depend on generated docs as well as the tools.
+ninja -C "$build" FXDialectDocGen FXTransformsPassesDocGen >/dev/null ||
+  { echo "0 passed, 1 failed"; exit 1; }
+
+log=$(mktemp)
+/usr/lib/llvm-22/bin/lit -sv "$build/test" "$build/unittests" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+
+count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | head -n1; }
+passed=$(( $(count Passed || true) + 0 ))
+failed=0
+for kind in Failed Unresolved "Timed Out" "Unexpectedly Passed"; do
+  n=$(count "$kind"); failed=$(( failed + ${n:-0} ))
+done
+rm -f "$log"
+# lit failing without reporting a failed test (e.g. no tests found) still fails.
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
