@@ -2,7 +2,9 @@
 
 // Every diagnostic of the FX verifiers and result type inference, one case
 // each. Diagnostics of the shared helpers (FXTypeUtils.cpp) are tested once,
-// through one representative op.
+// through one representative op. When result type inference fails, the
+// InferTypeOpInterface verifier adds "failed to infer returned types" on the
+// same op, so those cases expect two errors.
 
 //===----------------------------------------------------------------------===//
 // ODS type constraints
@@ -422,6 +424,15 @@ func.func @addmm_self_rank_3(%s: tensor<1x4x16xf32>, %a: tensor<4x8xf32>, %b: te
 
 // -----
 
+func.func @addmm_self_not_broadcastable(%s: tensor<15xf32>, %a: tensor<4x8xf32>, %b: tensor<8x16xf32>) {
+  // expected-error @+2 {{'fx.addmm' op operand shapes [15] and [4, 16] are not broadcast-compatible}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.addmm %s, %a, %b : (tensor<15xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return
+}
+
+// -----
+
 func.func @linear_rank0_input(%x: tensor<f32>, %w: tensor<16x8xf32>) {
   // expected-error @+2 {{'fx.linear' op expects input to have rank at least 1}}
   // expected-error @+1 {{failed to infer returned types}}
@@ -444,6 +455,24 @@ func.func @linear_bias_dtype_mismatch(%x: tensor<2x8xf32>, %w: tensor<16x8xf32>,
   // expected-error @+2 {{'fx.linear' op expects bias to have the dtype of input, got 'f16'}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.linear %x, %w, %b : (tensor<2x8xf32>, tensor<16x8xf32>, tensor<16xf16>) -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+func.func @linear_weight_rank_1(%x: tensor<2x8xf32>, %w: tensor<8xf32>) {
+  // expected-error @+2 {{'fx.linear' op expects weight to have rank 2, got rank 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.linear %x, %w : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_contraction_mismatch(%x: tensor<2x5x8xf32>, %w: tensor<16x7xf32>) {
+  // expected-error @+2 {{'fx.linear' op contraction size mismatch: input dimension 2 is 8 but weight dimension 1 is 7}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.linear %x, %w : (tensor<2x5x8xf32>, tensor<16x7xf32>) -> tensor<2x5x16xf32>
   return
 }
 
@@ -565,6 +594,15 @@ func.func @max_pool2d_kernel_larger_than_input(%x: tensor<1x1x8x2xf32>) {
 
 // -----
 
+func.func @max_pool2d_zero_stride(%x: tensor<1x1x8x8xf32>) {
+  // expected-error @+2 {{'fx.max_pool2d' op expects stride entries to be at least 1, got 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.max_pool2d %x {kernel_size = array<i64: 2, 2>, stride = array<i64: 0, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x4x4xf32>
+  return
+}
+
+// -----
+
 func.func @avg_pool2d_zero_divisor_override(%x: tensor<1x1x8x8xf32>) {
   // expected-error @+2 {{'fx.avg_pool2d' op expects a non-zero divisor_override}}
   // expected-error @+1 {{failed to infer returned types}}
@@ -578,6 +616,15 @@ func.func @adaptive_avg_pool2d_input_rank_5(%x: tensor<1x1x1x8x8xf32>) {
   // expected-error @+2 {{'fx.adaptive_avg_pool2d' op expects input of rank 3 or 4 ([C, H, W] or [N, C, H, W]), got rank 5}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.adaptive_avg_pool2d %x {output_size = array<i64: 1, 1>} : (tensor<1x1x1x8x8xf32>) -> tensor<1x1x1x1x1xf32>
+  return
+}
+
+// -----
+
+func.func @adaptive_avg_pool2d_output_size_wrong_length(%x: tensor<1x1x8x8xf32>) {
+  // expected-error @+2 {{'fx.adaptive_avg_pool2d' op expects output_size to have 2 entries, got 1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.adaptive_avg_pool2d %x {output_size = array<i64: 1>} : (tensor<1x1x8x8xf32>) -> tensor<1x1x1x1xf32>
   return
 }
 
@@ -990,6 +1037,15 @@ func.func @cat_non_cat_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) {
   // expected-error @+2 {{'fx.cat' op expects tensor 1 to match dimension 1 of the others (3), got 5}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.cat %a, %b {dim = 0 : i64} : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+func.func @cat_dim_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+2 {{'fx.cat' op dim -3 is out of range for rank 2 (expected [-2, 1])}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.cat %a, %a {dim = -3 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return
 }
 
