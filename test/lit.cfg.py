@@ -14,6 +14,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fx_obj_root, "test")
 
+config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fx_src_root", config.fx_src_root))
 config.substitutions.append(("%fx_obj_root", config.fx_obj_root))

@@ -64,7 +64,8 @@ def FX_ArangeOp : FX_Op<"arange", [Pure]> {
     *, ScalarType? dtype=None, ...) -> Tensor`: the values `start + i * step`
     for `i` in `[0, ceil((end - start) / step))`. The result is 1-D and its
     static size must equal that count; `step` is non-zero and points from
-    `start` towards `end`.
+    `start` towards `end`. For integer results, as in ATen, `start`, `end`
+    and `step` are first truncated to integers.
 
     ```mlir
     %0 = fx.arange {start = 0.0 : f64, end = 10.0 : f64, step = 3.0 : f64}

@@ -160,8 +160,8 @@ class FX_AddSubOp<string mnemonic, string semantics> : FX_BinaryOp<mnemonic,
 }
 
 def FX_AddOp : FX_AddSubOp<"add", [{
-    Computes `self + alpha * other`. For integer results `alpha` must be
-    integral.
+    Computes `self + alpha * other`. For integer and bool results `alpha`
+    must be integral.
 
     ```mlir
     %0 = fx.add %a, %b {alpha = 2.0 : f64}
@@ -170,7 +170,7 @@ def FX_AddOp : FX_AddSubOp<"add", [{
   }]>;
 def FX_SubOp : FX_AddSubOp<"sub", [{
     Computes `self - alpha * other`. For integer results `alpha` must be
-    integral; two bool operands are rejected, as in ATen.
+    integral; a bool operand on either side is rejected, as in ATen.
   }]>;
 def FX_MulOp : FX_BinaryOp<"mul",
     "aten::mul.Tensor(Tensor self, Tensor other) -> Tensor",

@@ -82,7 +82,7 @@ broadcastShapes(const ShapeError &emitError, ArrayRef<int64_t> lhs,
 
 /// Maps a possibly negative dimension index into [0, rank). `what` names the
 /// attribute in the diagnostic. As in ATen, a rank-0 tensor accepts dims -1
-/// and 0.
+/// and 0. Ops that insert a dimension (unsqueeze, stack) pass rank + 1.
 FailureOr<int64_t> normalizeDim(const ShapeError &emitError, StringRef what,
                                 int64_t dim, int64_t rank);
 
@@ -90,6 +90,10 @@ FailureOr<int64_t> normalizeDim(const ShapeError &emitError, StringRef what,
 inline bool areCompatibleDims(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
+
+/// Multiplies sizes, returning std::nullopt on int64 overflow. Attributes
+/// can hold any int64, so shape arithmetic on them must not overflow.
+std::optional<int64_t> checkedProduct(ArrayRef<int64_t> sizes);
 
 /// Prints a shape as `[2, ?, 4]` for diagnostics.
 std::string formatShape(ArrayRef<int64_t> shape);

@@ -81,17 +81,41 @@ OpFoldResult OnesOp::fold(FoldAdaptor) { return getSplat(getType(), 1.0); }
 LogicalResult ArangeOp::verify() {
   double start = getStart().convertToDouble(), end = getEnd().convertToDouble(),
          step = getStep().convertToDouble();
-  if (step == 0)
-    return emitOpError("expects a non-zero step");
-  if ((end - start) / step < 0)
-    return emitOpError("expects step ")
-           << step << " to point from start " << start << " towards end "
-           << end;
+  // Beyond 2^62 no element count or integer conversion below can overflow,
+  // and no real tensor is that long.
+  const double limit = std::ldexp(1.0, 62);
+  for (double v : {start, end, step})
+    if (!std::isfinite(v) || std::fabs(v) >= limit)
+      return emitOpError("expects finite start, end and step of magnitude "
+                         "below 2^62");
   RankedTensorType type = getType();
   if (type.getRank() != 1)
     return emitOpError("expects a 1-D result, got rank ") << type.getRank();
-  // ATen computes the element count in double precision.
-  auto count = static_cast<int64_t>(std::ceil((end - start) / step));
+  int64_t count;
+  if (getCategory(type.getElementType()) == DtypeCategory::Integer) {
+    // ATen computes integer ranges in int64: the bounds and the step are
+    // truncated first (arange(0, 2.5) has 2 elements as int64).
+    auto s = static_cast<int64_t>(start), e = static_cast<int64_t>(end),
+         st = static_cast<int64_t>(step);
+    if (st == 0)
+      return emitOpError("expects a non-zero step after truncation to an "
+                         "integer, got ")
+             << step;
+    if ((e > s && st < 0) || (e < s && st > 0))
+      return emitOpError("expects step ")
+             << st << " to point from start " << s << " towards end " << e;
+    int64_t sign = st > 0 ? 1 : -1;
+    count = (e - s + st - sign) / st;
+  } else {
+    if (step == 0)
+      return emitOpError("expects a non-zero step");
+    if ((end - start) / step < 0)
+      return emitOpError("expects step ")
+             << step << " to point from start " << start << " towards end "
+             << end;
+    // ATen computes the element count in double precision.
+    count = static_cast<int64_t>(std::ceil((end - start) / step));
+  }
   if (type.isDynamicDim(0) || type.getDimSize(0) != count)
     return emitOpError("expects a result of ")
            << count << " elements for start " << start << ", end " << end

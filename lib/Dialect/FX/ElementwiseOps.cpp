@@ -60,13 +60,12 @@ LogicalResult HardtanhOp::verify() {
 
 template <typename OpTy>
 static LogicalResult verifyAddSub(OpTy op) {
+  // ATen's alpha_check: integral (and bool) results need an integral alpha.
   double alpha = op.getAlpha().convertToDouble();
   Type element = op.getType().getElementType();
-  if (isIntegerTensor(op.getType()) && !isIntegral(alpha))
-    return op.emitOpError("requires an integral alpha for integer results, got ")
-           << alpha;
-  if (element.isInteger(1) && alpha != 0.0 && alpha != 1.0)
-    return op.emitOpError("requires alpha 0 or 1 for bool results, got ")
+  if (getCategory(element) != DtypeCategory::Floating && !isIntegral(alpha))
+    return op.emitOpError("requires an integral alpha for integer and bool "
+                          "results, got ")
            << alpha;
   return success();
 }
@@ -74,9 +73,12 @@ static LogicalResult verifyAddSub(OpTy op) {
 LogicalResult AddOp::verify() { return verifyAddSub(*this); }
 
 LogicalResult SubOp::verify() {
-  if (getType().getElementType().isInteger(1))
-    return emitOpError("does not support bool operands; use fx.ne (logical "
-                       "xor) instead, as ATen advises");
+  // ATen's sub_check rejects a bool tensor on either side.
+  if (getSelf().getType().getElementType().isInteger(1) ||
+      getOther().getType().getElementType().isInteger(1))
+    return emitOpError("does not support bool operands, as in ATen (use "
+                       "fx.ne for logical xor, or fx.eq with false to invert "
+                       "a mask)");
   return verifyAddSub(*this);
 }
 

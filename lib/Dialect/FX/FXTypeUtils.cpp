@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -83,6 +84,14 @@ FailureOr<SmallVector<int64_t>> fx::broadcastShapes(ArrayRef<int64_t> lhs,
   return result;
 }
 
+std::optional<int64_t> fx::checkedProduct(ArrayRef<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    if (llvm::MulOverflow(n, s, n))
+      return std::nullopt;
+  return n;
+}
+
 std::string fx::formatShape(ArrayRef<int64_t> shape) {
   std::string s = "[";
   llvm::raw_string_ostream os(s);
@@ -112,9 +121,8 @@ FailureOr<int64_t> fx::normalizeDim(const ShapeError &emitError,
   // ATen wraps dims of scalars as if the rank were 1.
   int64_t effectiveRank = std::max<int64_t>(rank, 1);
   if (dim < -effectiveRank || dim >= effectiveRank) {
-    (void)emitError(what, " ", dim, " is out of range for rank ", rank,
-                    " (expected [", -effectiveRank, ", ", effectiveRank - 1,
-                    "])");
+    (void)emitError(what, " ", dim, " is out of range (expected [",
+                    -effectiveRank, ", ", effectiveRank - 1, "])");
     return failure();
   }
   return dim < 0 ? dim + effectiveRank : dim;

@@ -2,12 +2,33 @@
 
 #include "fx/Dialect/FXOps.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::fx;
 
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
+// Output sizes combine int64 attributes (sizes, strides, padding, dilation)
+// with products and sums that can exceed int64 for absurd but parseable
+// values; 128-bit intermediates hold all of them exactly.
+using Wide = __int128;
+
+static Wide floorDiv(Wide a, Wide b) {
+  Wide q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// Checks that a computed output size is a positive int64.
+static FailureOr<int64_t> checkOutputSize(const ShapeError &emitError,
+                                          Wide out, size_t dim, int64_t in,
+                                          int64_t kernel) {
+  if (out < 1 || out > std::numeric_limits<int64_t>::max()) {
+    (void)emitError("computed output size ",
+                    out < 1 ? "is less than 1" : "overflows int64",
+                    " in spatial dimension ", dim, " (input ", in, ", kernel ",
+                    kernel, ")");
+    return failure();
+  }
+  return static_cast<int64_t>(out);
 }
 
 //===----------------------------------------------------------------------===//
@@ -68,6 +89,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (failed(verifyOperandShape(emitError, "bias", biasType, {outChannels})))
       return failure();
+    if (biasType.getElementType() != input.getElementType())
+      return emitError("expects bias to have the dtype of input, got ",
+                       biasType.getElementType(), " and ",
+                       input.getElementType());
   }
 
   SmallVector<int64_t> shape = {input.getDimSize(0), outChannels};
@@ -82,17 +107,16 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       shape.push_back(ShapedType::kDynamic);
       continue;
     }
-    int64_t out =
-        transposed
-            ? (in - 1) * stride[i] - 2 * padding[i] + dilation[i] * (k - 1) +
-                  outputPadding[i] + 1
-            : floorDiv(in + 2 * padding[i] - dilation[i] * (k - 1) - 1,
-                       stride[i]) +
-                  1;
-    if (out < 1)
-      return emitError("computed output size ", out, " in spatial dimension ",
-                       i, " is less than 1 (input ", in, ", kernel ", k, ")");
-    shape.push_back(out);
+    Wide s = stride[i], p = padding[i], d = dilation[i];
+    Wide out = transposed ? (Wide(in) - 1) * s - 2 * p + d * (Wide(k) - 1) +
+                                outputPadding[i] + 1
+                          : floorDiv(Wide(in) + 2 * p - d * (Wide(k) - 1) - 1,
+                                     s) +
+                                1;
+    FailureOr<int64_t> size = checkOutputSize(emitError, out, i, in, k);
+    if (failed(size))
+      return failure();
+    shape.push_back(*size);
   }
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
@@ -103,12 +127,12 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
 //===----------------------------------------------------------------------===//
 
 /// Output size of one pooled dimension, as ATen's pooling_output_shape.
-static int64_t poolOutputSize(int64_t in, int64_t k, int64_t pad,
-                              int64_t stride, int64_t dilation, bool ceilMode) {
-  int64_t out = floorDiv(in + 2 * pad - dilation * (k - 1) - 1 +
-                             (ceilMode ? stride - 1 : 0),
-                         stride) +
-                1;
+static Wide poolOutputSize(Wide in, Wide k, Wide pad, Wide stride,
+                           Wide dilation, bool ceilMode) {
+  Wide out = floorDiv(in + 2 * pad - dilation * (k - 1) - 1 +
+                          (ceilMode ? stride - 1 : 0),
+                      stride) +
+             1;
   // In ceil mode the last window must start inside the input or the left
   // padding.
   if (ceilMode && (out - 1) * stride >= in + pad)
@@ -140,25 +164,23 @@ inferPool2dShape(const ShapeError &emitError, RankedTensorType input,
   int64_t spatial0 = input.getRank() - 2;
   for (int64_t i = 0; i < 2; ++i) {
     int64_t d = hasDilation ? dilation[i] : 1;
-    int64_t effectiveKernel = d * (kernel[i] - 1) + 1;
+    Wide effectiveKernel = Wide(d) * (kernel[i] - 1) + 1;
     if (padding[i] > effectiveKernel / 2) {
       (void)emitError("expects padding (", padding[i],
                       ") to be at most half of the effective kernel size (",
-                      effectiveKernel, ")");
+                      static_cast<int64_t>(effectiveKernel), ")");
       return failure();
     }
     int64_t in = input.getDimSize(spatial0 + i);
     if (ShapedType::isDynamic(in))
       continue;
-    int64_t out =
-        poolOutputSize(in, kernel[i], padding[i], stride[i], d, ceilMode);
-    if (out < 1) {
-      (void)emitError("computed output size ", out, " in spatial dimension ",
-                      i, " is less than 1 (input ", in, ", kernel ", kernel[i],
-                      ")");
+    FailureOr<int64_t> out = checkOutputSize(
+        emitError,
+        poolOutputSize(in, kernel[i], padding[i], stride[i], d, ceilMode), i,
+        in, kernel[i]);
+    if (failed(out))
       return failure();
-    }
-    shape[spatial0 + i] = out;
+    shape[spatial0 + i] = *out;
   }
   return shape;
 }
@@ -235,7 +257,7 @@ LogicalResult AdaptiveAvgPool2dOp::inferReturnTypes(
 //===----------------------------------------------------------------------===//
 
 static LogicalResult verifyEps(const ShapeError &emitError, double eps) {
-  if (eps < 0)
+  if (!(eps >= 0))
     return emitError("expects a non-negative eps, got ", eps);
   return success();
 }
@@ -276,6 +298,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   ArrayRef<int64_t> normalized = adaptor.getNormalizedShape();
   if (normalized.empty())
     return emitError("expects a non-empty normalized_shape");
+  if (failed(verifyIntList(emitError, "normalized_shape", normalized,
+                           normalized.size(), 0)))
+    return failure();
   if (failed(verifyEps(emitError, adaptor.getEps().convertToDouble())))
     return failure();
   int64_t n = normalized.size();

@@ -12,13 +12,12 @@ static FailureOr<SmallVector<int64_t>>
 inferReducedShape(const ShapeError &emitError, RankedTensorType input,
                   ArrayRef<int64_t> dims, bool keepdim) {
   int64_t rank = input.getRank();
-  llvm::SmallBitVector reduced(rank, dims.empty());
+  // A scalar has one addressable dim (0 or -1), as in ATen.
+  llvm::SmallBitVector reduced(std::max<int64_t>(rank, 1), dims.empty());
   for (int64_t dim : dims) {
     FailureOr<int64_t> d = normalizeDim(emitError, "dim", dim, rank);
     if (failed(d))
       return failure();
-    if (rank == 0)
-      continue;
     if (reduced.test(*d)) {
       (void)emitError("expects dim ", *d, " to appear at most once");
       return failure();

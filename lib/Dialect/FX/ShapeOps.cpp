@@ -3,6 +3,7 @@
 #include "fx/Dialect/FXOps.h"
 
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -19,15 +20,12 @@ static OpFoldResult foldToOperandIfSameType(OpTy op) {
   return {};
 }
 
-/// Multiplies sizes; dynamic if any is dynamic.
+/// Multiplies static sizes; dynamic if any is dynamic. Tensor types bound
+/// the product of their static sizes, so this cannot overflow.
 static int64_t productOf(ArrayRef<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) {
-    if (ShapedType::isDynamic(s))
-      return ShapedType::kDynamic;
-    n *= s;
-  }
-  return n;
+  if (llvm::any_of(sizes, ShapedType::isDynamic))
+    return ShapedType::kDynamic;
+  return checkedProduct(sizes).value_or(ShapedType::kDynamic);
 }
 
 static LogicalResult requireRankAtLeast1(const ShapeError &emitError,
@@ -49,7 +47,7 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
   RankedTensorType input = getTensorType(adaptor.getSelf());
   SmallVector<int64_t> shape(adaptor.getSize());
   std::optional<size_t> inferred;
-  int64_t known = 1;
+  SmallVector<int64_t> explicitSizes;
   for (auto [i, s] : llvm::enumerate(shape)) {
     if (s == -1) {
       if (inferred)
@@ -59,8 +57,13 @@ LogicalResult ViewOp::inferReturnTypes(MLIRContext *,
     }
     if (s < 0)
       return emitError("expects size entries to be at least -1, got ", s);
-    known *= s;
+    explicitSizes.push_back(s);
   }
+  std::optional<int64_t> product = checkedProduct(explicitSizes);
+  if (!product)
+    return emitError("size ", formatShape(adaptor.getSize()),
+                     " has more elements than int64 can count");
+  int64_t known = *product;
   int64_t numel = productOf(input.getShape());
   if (inferred) {
     shape[*inferred] = ShapedType::kDynamic;
@@ -381,7 +384,7 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
   if (ShapedType::isStatic(size)) {
     int64_t start = clampSliceBound(adaptor.getStart(), size);
     int64_t end = clampSliceBound(adaptor.getEnd(), size);
-    shape[*dim] = end > start ? (end - start + step - 1) / step : 0;
+    shape[*dim] = end > start ? (end - start - 1) / step + 1 : 0;
   }
   results.push_back(input.clone(shape));
   return success();
@@ -522,7 +525,8 @@ LogicalResult SplitOp::inferReturnTypes(MLIRContext *,
     return failure();
   int64_t total = 0;
   for (int64_t s : sizes)
-    total += s;
+    if (llvm::AddOverflow(total, s, total))
+      return emitError("split_sizes add up to more than int64 can hold");
   int64_t size = input.getDimSize(*dim);
   if (ShapedType::isStatic(size) && total != size)
     return emitError("expects split_sizes to add up to ", size,

@@ -162,7 +162,7 @@ func.func @where_condition_not_broadcastable(%c: tensor<5xi1>, %a: tensor<4xf32>
 // -----
 
 func.func @softmax_dim_out_of_range(%x: tensor<4x8xf32>) {
-  // expected-error @+2 {{'fx.softmax' op dim 2 is out of range for rank 2 (expected [-2, 1])}}
+  // expected-error @+2 {{'fx.softmax' op dim 2 is out of range (expected [-2, 1])}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.softmax %x {dim = 2 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return
@@ -259,7 +259,7 @@ func.func @arange_zero_step() {
 
 func.func @arange_step_points_away_from_end() {
   // expected-error @+1 {{'fx.arange' op expects step -1.000000e+00 to point from start 0.000000e+00 towards end 4.000000e+00}}
-  %0 = fx.arange {end = 4.0 : f64, step = -1.0 : f64} : tensor<4xi64>
+  %0 = fx.arange {end = 4.0 : f64, step = -1.0 : f64} : tensor<4xf32>
   return
 }
 
@@ -310,23 +310,23 @@ func.func @hardtanh_min_above_max(%x: tensor<4xf32>) {
 // -----
 
 func.func @add_fractional_alpha_integer_result(%a: tensor<4xi64>, %b: tensor<4xi64>) {
-  // expected-error @+1 {{'fx.add' op requires an integral alpha for integer results, got 5.000000e-01}}
+  // expected-error @+1 {{'fx.add' op requires an integral alpha for integer and bool results, got 5.000000e-01}}
   %0 = fx.add %a, %b {alpha = 0.5 : f64} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return
 }
 
 // -----
 
-func.func @add_alpha_not_bool_for_bool_result(%a: tensor<4xi1>, %b: tensor<4xi1>) {
-  // expected-error @+1 {{'fx.add' op requires alpha 0 or 1 for bool results, got 2.000000e+00}}
-  %0 = fx.add %a, %b {alpha = 2.0 : f64} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+func.func @add_fractional_alpha_bool_result(%a: tensor<4xi1>, %b: tensor<4xi1>) {
+  // expected-error @+1 {{'fx.add' op requires an integral alpha for integer and bool results, got 5.000000e-01}}
+  %0 = fx.add %a, %b {alpha = 0.5 : f64} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
   return
 }
 
 // -----
 
 func.func @sub_fractional_alpha_integer_result(%a: tensor<4xi32>, %b: tensor<i64>) {
-  // expected-error @+1 {{'fx.sub' op requires an integral alpha for integer results, got 1.500000e+00}}
+  // expected-error @+1 {{'fx.sub' op requires an integral alpha for integer and bool results, got 1.500000e+00}}
   %0 = fx.sub %a, %b {alpha = 1.5 : f64} : (tensor<4xi32>, tensor<i64>) -> tensor<4xi32>
   return
 }
@@ -334,8 +334,16 @@ func.func @sub_fractional_alpha_integer_result(%a: tensor<4xi32>, %b: tensor<i64
 // -----
 
 func.func @sub_bool_operands(%a: tensor<4xi1>, %b: tensor<4xi1>) {
-  // expected-error @+1 {{'fx.sub' op does not support bool operands; use fx.ne (logical xor) instead}}
+  // expected-error @+1 {{'fx.sub' op does not support bool operands, as in ATen}}
   %0 = fx.sub %a, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  return
+}
+
+// -----
+
+func.func @sub_one_bool_operand(%a: tensor<4xf32>, %b: tensor<4xi1>) {
+  // expected-error @+1 {{'fx.sub' op does not support bool operands, as in ATen}}
+  %0 = fx.sub %a, %b : (tensor<4xf32>, tensor<4xi1>) -> tensor<4xf32>
   return
 }
 
@@ -555,7 +563,7 @@ func.func @convolution_output_padding_too_large(%x: tensor<1x4x8x8xf32>, %w: ten
 // -----
 
 func.func @convolution_kernel_larger_than_input(%x: tensor<1x3x2x8xf32>, %w: tensor<16x3x3x3xf32>) {
-  // expected-error @+2 {{'fx.convolution' op computed output size 0 in spatial dimension 0 is less than 1 (input 2, kernel 3)}}
+  // expected-error @+2 {{'fx.convolution' op computed output size is less than 1 in spatial dimension 0 (input 2, kernel 3)}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x3x2x8xf32>, tensor<16x3x3x3xf32>) -> tensor<1x16x0x6xf32>
   return
@@ -586,7 +594,7 @@ func.func @max_pool2d_padding_over_half_kernel(%x: tensor<1x1x8x8xf32>) {
 // -----
 
 func.func @max_pool2d_kernel_larger_than_input(%x: tensor<1x1x8x2xf32>) {
-  // expected-error @+2 {{'fx.max_pool2d' op computed output size 0 in spatial dimension 1 is less than 1 (input 2, kernel 3)}}
+  // expected-error @+2 {{'fx.max_pool2d' op computed output size is less than 1 in spatial dimension 1 (input 2, kernel 3)}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.max_pool2d %x {kernel_size = array<i64: 3, 3>, stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>} : (tensor<1x1x8x2xf32>) -> tensor<1x1x6x0xf32>
   return
@@ -841,7 +849,7 @@ func.func @mean_integer_input_without_dtype(%x: tensor<4xi64>) {
 // -----
 
 func.func @amax_dim_out_of_range(%x: tensor<4x8xf32>) {
-  // expected-error @+2 {{'fx.amax' op dim -3 is out of range for rank 2 (expected [-2, 1])}}
+  // expected-error @+2 {{'fx.amax' op dim -3 is out of range (expected [-2, 1])}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.amax %x {dim = array<i64: -3>} : (tensor<4x8xf32>) -> tensor<4xf32>
   return
@@ -899,7 +907,7 @@ func.func @t_rank_3(%x: tensor<2x3x4xf32>) {
 // -----
 
 func.func @transpose_dim1_out_of_range(%x: tensor<2x3xf32>) {
-  // expected-error @+2 {{'fx.transpose' op dim1 2 is out of range for rank 2 (expected [-2, 1])}}
+  // expected-error @+2 {{'fx.transpose' op dim1 2 is out of range (expected [-2, 1])}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.transpose %x {dim0 = 0 : i64, dim1 = 2 : i64} : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return
@@ -1043,7 +1051,7 @@ func.func @cat_non_cat_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) {
 // -----
 
 func.func @cat_dim_out_of_range(%a: tensor<2x3xf32>) {
-  // expected-error @+2 {{'fx.cat' op dim -3 is out of range for rank 2 (expected [-2, 1])}}
+  // expected-error @+2 {{'fx.cat' op dim -3 is out of range (expected [-2, 1])}}
   // expected-error @+1 {{failed to infer returned types}}
   %0 = fx.cat %a, %a {dim = -3 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
   return
@@ -1091,5 +1099,115 @@ func.func @split_sizes_wrong_sum(%x: tensor<2x10xf32>) {
   // expected-error @+2 {{'fx.split' op expects split_sizes to add up to 10 (the size of dimension 1), got 9}}
   // expected-error @+1 {{failed to infer returned types}}
   %0:2 = fx.split %x {split_sizes = array<i64: 4, 5>, dim = -1 : i64} : (tensor<2x10xf32>) -> (tensor<2x4xf32>, tensor<2x5xf32>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Arithmetic on attribute values must not overflow int64, and integer
+// ranges follow ATen's int64 arithmetic.
+//===----------------------------------------------------------------------===//
+
+func.func @conv_bias_dtype_mismatch(%x: tensor<1x3x8x8xf32>, %w: tensor<16x3x3x3xf32>, %b: tensor<16xf16>) {
+  // expected-error @+2 {{'fx.convolution' op expects bias to have the dtype of input, got 'f16' and 'f32'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.convolution %x, %w, %b {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, tensor<16xf16>) -> tensor<1x16x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transposed_output_overflows(%x: tensor<1x3x8x8xf32>, %w: tensor<3x4x3x3xf32>) {
+  // expected-error @+2 {{'fx.convolution' op computed output size overflows int64 in spatial dimension 0 (input 8, kernel 3)}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.convolution %x, %w {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 4611686018427387904, 1>, transposed = true} : (tensor<1x3x8x8xf32>, tensor<3x4x3x3xf32>) -> tensor<1x4x?x10xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_huge_dilated_kernel(%x: tensor<1x4x8x8xf32>) {
+  // expected-error @+2 {{'fx.max_pool2d' op computed output size is less than 1 in spatial dimension 0}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.max_pool2d %x {dilation = array<i64: 2, 1>, kernel_size = array<i64: 9223372036854775807, 1>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x1x8xf32>
+  return
+}
+
+// -----
+
+func.func @view_size_product_overflows(%x: tensor<0xf32>) {
+  // expected-error @+2 {{'fx.view' op size [4294967296, 4294967296, 4] has more elements than int64 can count}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.view %x {size = array<i64: 4294967296, 4294967296, 4>} : (tensor<0xf32>) -> tensor<4294967296x4294967296x4xf32>
+  return
+}
+
+// -----
+
+func.func @split_sizes_overflow(%x: tensor<?x4xf32>) {
+  // expected-error @+2 {{'fx.split' op split_sizes add up to more than int64 can hold}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0:2 = fx.split %x {split_sizes = array<i64: 9223372036854775807, 1>} : (tensor<?x4xf32>) -> (tensor<9223372036854775807x4xf32>, tensor<1x4xf32>)
+  return
+}
+
+// -----
+
+func.func @sum_repeated_dim_of_scalar(%x: tensor<f32>) {
+  // expected-error @+2 {{'fx.sum' op expects dim 0 to appear at most once}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.sum %x {dim = array<i64: 0, -1>} : (tensor<f32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_negative_normalized_shape(%x: tensor<?xf32>) {
+  // expected-error @+2 {{'fx.layer_norm' op expects normalized_shape entries to be at least 0, got -1}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.layer_norm %x {normalized_shape = array<i64: -1>} : (tensor<?xf32>) -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_nan_eps(%x: tensor<2x8xf32>) {
+  // expected-error @+2 {{'fx.layer_norm' op expects a non-negative eps, got nan}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = fx.layer_norm %x {eps = 0x7FF8000000000000 : f64, normalized_shape = array<i64: 8>} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @arange_infinite_end() {
+  // expected-error @+1 {{'fx.arange' op expects finite start, end and step of magnitude below 2^62}}
+  %0 = fx.arange {end = 0x7FF0000000000000 : f64} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @arange_integer_step_truncates_to_zero() {
+  // expected-error @+1 {{'fx.arange' op expects a non-zero step after truncation to an integer, got 5.000000e-01}}
+  %0 = fx.arange {end = 2.0 : f64, step = 0.5 : f64} : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @arange_integer_step_points_away(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'fx.arange' op expects step -1 to point from start 0 towards end 4}}
+  %0 = fx.arange {end = 4.0 : f64, step = -1.0 : f64} : tensor<4xi64>
+  return
+}
+
+// -----
+
+func.func @arange_integer_truncates_bounds() {
+  // arange(0, 2.5, dtype=int64) has 2 elements.
+  // expected-error @+1 {{'fx.arange' op expects a result of 2 elements for start 0.000000e+00, end 2.500000e+00, step 1.000000e+00, got 'tensor<3xi64>'}}
+  %0 = fx.arange {end = 2.5 : f64} : tensor<3xi64>
   return
 }

@@ -373,3 +373,19 @@ func.func @embedding_attention(%table: tensor<1000x64xf32>, %ids: tensor<2x7xi64
   %5 = fx.scaled_dot_product_attention %q, %q, %q {is_causal = true} : (tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>, tensor<2x4x16x32xf32>) -> tensor<2x4x16x32xf32>
   return
 }
+
+// Edge cases of inference that follow ATen: a step larger than the dimension
+// keeps one element, bool results take any integral alpha, integer ranges
+// truncate their bounds.
+// CHECK-LABEL: func.func @aten_edge_cases(
+// CHECK: fx.slice %{{.*}} {step = 9223372036854775807 : i64} : (tensor<4xf32>) -> tensor<1xf32>
+// CHECK: fx.add %{{.*}}, %{{.*}} {alpha = 2.000000e+00 : f64} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+// CHECK: fx.arange {end = 2.500000e+00 : f64} : tensor<2xi64>
+// CHECK: fx.arange {end = -3.000000e+00 : f64, step = -1.000000e+00 : f64} : tensor<3xi32>
+func.func @aten_edge_cases(%x: tensor<4xf32>, %b: tensor<4xi1>) {
+  %0 = fx.slice %x {step = 9223372036854775807 : i64} : (tensor<4xf32>) -> tensor<1xf32>
+  %1 = fx.add %b, %b {alpha = 2.0 : f64} : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %2 = fx.arange {end = 2.5 : f64} : tensor<2xi64>
+  %3 = fx.arange {end = -3.0 : f64, step = -1.0 : f64} : tensor<3xi32>
+  return
+}
