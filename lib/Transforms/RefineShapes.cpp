@@ -57,10 +57,10 @@ struct RefineShapesPass
       if (!isa<FXDialect>(op->getDialect()))
         return;
       SmallVector<Type> inferred;
-      if (failed(op.inferReturnTypes(
-              op->getContext(), op->getLoc(), op->getOperands(),
-              op->getAttrDictionary(), op->getPropertiesStorage(),
-              op->getRegions(), inferred)))
+      if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(),
+                                     op->getOperands(), op->getAttrDictionary(),
+                                     op->getPropertiesStorage(),
+                                     op->getRegions(), inferred)))
         return;
       for (auto [result, type] : llvm::zip_equal(op->getResults(), inferred)) {
         RankedTensorType refined = meet(result.getType(), type);
@@ -79,8 +79,8 @@ struct RefineShapesPass
     FunctionType type = func.getFunctionType();
     if (TypeRange(ret.getOperandTypes()) == type.getResults())
       return;
-    func.setFunctionType(FunctionType::get(
-        func.getContext(), type.getInputs(), ret.getOperandTypes()));
+    func.setFunctionType(FunctionType::get(func.getContext(), type.getInputs(),
+                                           ret.getOperandTypes()));
   }
 };
 

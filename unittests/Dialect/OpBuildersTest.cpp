@@ -27,8 +27,8 @@ protected:
 
   /// Creates `func.func @name(args...)` and positions the builder in it.
   func::FuncOp makeFunc(TypeRange args) {
-    auto func = func::FuncOp::create(b, loc, "graph",
-                                     b.getFunctionType(args, {}));
+    auto func =
+        func::FuncOp::create(b, loc, "graph", b.getFunctionType(args, {}));
     b.setInsertionPointToStart(func.addEntryBlock());
     return func;
   }
@@ -55,8 +55,8 @@ protected:
 };
 
 TEST_F(OpBuildersTest, BuildersInferBroadcastResultTypes) {
-  auto func = makeFunc({tensor({4, 1}, b.getF32Type()),
-                        tensor({3}, b.getF16Type())});
+  auto func =
+      makeFunc({tensor({4, 1}, b.getF32Type()), tensor({3}, b.getF16Type())});
   Value x = func.getArgument(0), y = func.getArgument(1);
   // The operand-only builder infers the result type and leaves alpha at its
   // ATen default.
@@ -89,8 +89,8 @@ TEST_F(OpBuildersTest, BuildsAResidualBlock) {
                                 /*bias=*/Value(), b.getF64FloatAttr(1e-5));
   auto sum = AddOp::create(b, loc, ValueRange{bn, x});
   auto relu = ReluOp::create(b, loc, sum);
-  auto pool = AdaptiveAvgPool2dOp::create(b, loc, relu,
-                                          b.getDenseI64ArrayAttr({1, 1}));
+  auto pool =
+      AdaptiveAvgPool2dOp::create(b, loc, relu, b.getDenseI64ArrayAttr({1, 1}));
   auto flat = FlattenOp::create(b, loc, pool, b.getI64IntegerAttr(1),
                                 b.getI64IntegerAttr(-1));
   EXPECT_EQ(flat.getType(), tensor({1, 8}, f32));

@@ -102,9 +102,9 @@ TEST_F(TypeUtilsTest, NormalizeDimWrapsAndRejects) {
 TEST_F(TypeUtilsTest, BinaryInferenceDividesIntegersAsFloat) {
   ShapeError silent(std::nullopt, "fx.test");
   SmallVector<Type> results;
-  ASSERT_TRUE(succeeded(inferBinaryResultType(
-      silent, tensor({2, 1}, i64), tensor({3}, i32),
-      BinaryPromotion::PromoteIntToFloat, results)));
+  ASSERT_TRUE(succeeded(
+      inferBinaryResultType(silent, tensor({2, 1}, i64), tensor({3}, i32),
+                            BinaryPromotion::PromoteIntToFloat, results)));
   EXPECT_EQ(results.front(), tensor({2, 3}, f32));
   results.clear();
   ASSERT_TRUE(succeeded(inferBinaryResultType(silent, tensor({2}, f16),
@@ -121,8 +121,9 @@ TEST_F(TypeUtilsTest, ShapeErrorReportsAtLocation) {
   });
   ShapeError emitError(UnknownLoc::get(&ctx), "fx.add");
   EXPECT_TRUE(failed(broadcastShapes(emitError, {2}, {3})));
-  EXPECT_EQ(message,
-            "'fx.add' op operand shapes [2] and [3] are not broadcast-compatible");
+  EXPECT_EQ(
+      message,
+      "'fx.add' op operand shapes [2] and [3] are not broadcast-compatible");
 }
 
 } // namespace

@@ -1,4 +1,5 @@
-//===- FXTypeUtils.h - broadcasting, type promotion, shape helpers -*- C++ -*-===//
+//===- FXTypeUtils.h - broadcasting, type promotion, shape helpers -*- C++
+//-*-===//
 //
 // The PyTorch typing rules the FX ops follow: broadcasting of shapes,
 // torch.result_type promotion of dtypes, and dimension normalization. Result
@@ -30,8 +31,7 @@ public:
   ShapeError(std::optional<Location> loc, StringRef opName)
       : loc(loc), opName(opName) {}
 
-  template <typename... Args>
-  LogicalResult operator()(Args &&...args) const {
+  template <typename... Args> LogicalResult operator()(Args &&...args) const {
     return emitOptionalError(loc, "'", opName, "' op ",
                              std::forward<Args>(args)...);
   }
@@ -76,9 +76,9 @@ FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> lhs,
 
 /// Like broadcastShapes, reporting the first incompatible pair of dimensions
 /// through `emitError`.
-FailureOr<SmallVector<int64_t>>
-broadcastShapes(const ShapeError &emitError, ArrayRef<int64_t> lhs,
-                ArrayRef<int64_t> rhs);
+FailureOr<SmallVector<int64_t>> broadcastShapes(const ShapeError &emitError,
+                                                ArrayRef<int64_t> lhs,
+                                                ArrayRef<int64_t> rhs);
 
 /// Maps a possibly negative dimension index into [0, rank). `what` names the
 /// attribute in the diagnostic. As in ATen, a rank-0 tensor accepts dims -1

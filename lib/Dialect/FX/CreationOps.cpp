@@ -110,9 +110,8 @@ LogicalResult ArangeOp::verify() {
     if (step == 0)
       return emitOpError("expects a non-zero step");
     if ((end - start) / step < 0)
-      return emitOpError("expects step ")
-             << step << " to point from start " << start << " towards end "
-             << end;
+      return emitOpError("expects step ") << step << " to point from start "
+                                          << start << " towards end " << end;
     // ATen computes the element count in double precision.
     count = static_cast<int64_t>(std::ceil((end - start) / step));
   }

@@ -58,8 +58,7 @@ LogicalResult HardtanhOp::verify() {
 // Binary
 //===----------------------------------------------------------------------===//
 
-template <typename OpTy>
-static LogicalResult verifyAddSub(OpTy op) {
+template <typename OpTy> static LogicalResult verifyAddSub(OpTy op) {
   // ATen's alpha_check: integral (and bool) results need an integral alpha.
   double alpha = op.getAlpha().convertToDouble();
   Type element = op.getType().getElementType();
@@ -82,9 +81,10 @@ LogicalResult SubOp::verify() {
   return verifyAddSub(*this);
 }
 
-LogicalResult
-WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
-                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+LogicalResult WhereOp::inferReturnTypes(MLIRContext *,
+                                        std::optional<Location> loc,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
   ShapeError emitError(loc, getOperationName());
   auto cond = cast<RankedTensorType>(adaptor.getCondition().getType());
   auto self = cast<RankedTensorType>(adaptor.getSelf().getType());
@@ -101,9 +101,9 @@ WhereOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
   return success();
 }
 
-LogicalResult
-ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
-                          Adaptor adaptor, SmallVectorImpl<Type> &results) {
+LogicalResult ClampOp::inferReturnTypes(MLIRContext *, std::optional<Location>,
+                                        Adaptor adaptor,
+                                        SmallVectorImpl<Type> &results) {
   results.push_back(adaptor.getSelf().getType());
   return success();
 }

@@ -32,8 +32,7 @@ Type fx::promoteTypes(Type lhs, Type rhs) {
       return Float32Type::get(lhs.getContext());
     return lw > rw ? lhs : rhs;
   }
-  return lhs.getIntOrFloatBitWidth() >= rhs.getIntOrFloatBitWidth() ? lhs
-                                                                     : rhs;
+  return lhs.getIntOrFloatBitWidth() >= rhs.getIntOrFloatBitWidth() ? lhs : rhs;
 }
 
 // ATen's ResultTypeState keeps one promoted dtype per priority tier and then
@@ -105,9 +104,9 @@ std::string fx::formatShape(ArrayRef<int64_t> shape) {
   return s;
 }
 
-FailureOr<SmallVector<int64_t>>
-fx::broadcastShapes(const ShapeError &emitError, ArrayRef<int64_t> lhs,
-                    ArrayRef<int64_t> rhs) {
+FailureOr<SmallVector<int64_t>> fx::broadcastShapes(const ShapeError &emitError,
+                                                    ArrayRef<int64_t> lhs,
+                                                    ArrayRef<int64_t> rhs) {
   FailureOr<SmallVector<int64_t>> result = broadcastShapes(lhs, rhs);
   if (failed(result))
     (void)emitError("operand shapes ", formatShape(lhs), " and ",
@@ -115,9 +114,8 @@ fx::broadcastShapes(const ShapeError &emitError, ArrayRef<int64_t> lhs,
   return result;
 }
 
-FailureOr<int64_t> fx::normalizeDim(const ShapeError &emitError,
-                                    StringRef what, int64_t dim,
-                                    int64_t rank) {
+FailureOr<int64_t> fx::normalizeDim(const ShapeError &emitError, StringRef what,
+                                    int64_t dim, int64_t rank) {
   // ATen wraps dims of scalars as if the rank were 1.
   int64_t effectiveRank = std::max<int64_t>(rank, 1);
   if (dim < -effectiveRank || dim >= effectiveRank) {

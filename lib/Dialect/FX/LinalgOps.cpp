@@ -40,8 +40,8 @@ LogicalResult MmOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                      SmallVectorImpl<Type> &results) {
   auto lhs = cast<RankedTensorType>(adaptor.getSelf().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getMat2().getType());
-  if (failed(verifyContraction(ShapeError(loc, getOperationName()), "self",
-                               lhs, 2, "mat2", rhs, 2, 1, 0)))
+  if (failed(verifyContraction(ShapeError(loc, getOperationName()), "self", lhs,
+                               2, "mat2", rhs, 2, 1, 0)))
     return failure();
   results.push_back(RankedTensorType::get(
       {lhs.getDimSize(0), rhs.getDimSize(1)}, lhs.getElementType()));
@@ -55,16 +55,16 @@ LogicalResult BmmOp::inferReturnTypes(MLIRContext *,
   ShapeError emitError(loc, getOperationName());
   auto lhs = cast<RankedTensorType>(adaptor.getSelf().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getMat2().getType());
-  if (failed(verifyContraction(emitError, "self", lhs, 3, "mat2", rhs, 3, 2,
-                               1)))
+  if (failed(
+          verifyContraction(emitError, "self", lhs, 3, "mat2", rhs, 3, 2, 1)))
     return failure();
   if (!areCompatibleDims(lhs.getDimSize(0), rhs.getDimSize(0)))
     return emitError("batch size mismatch: ", lhs.getDimSize(0), " vs ",
                      rhs.getDimSize(0));
-  results.push_back(RankedTensorType::get(
-      {joinDims(lhs.getDimSize(0), rhs.getDimSize(0)), lhs.getDimSize(1),
-       rhs.getDimSize(2)},
-      lhs.getElementType()));
+  results.push_back(
+      RankedTensorType::get({joinDims(lhs.getDimSize(0), rhs.getDimSize(0)),
+                             lhs.getDimSize(1), rhs.getDimSize(2)},
+                            lhs.getElementType()));
   return success();
 }
 
@@ -76,8 +76,8 @@ LogicalResult AddmmOp::inferReturnTypes(MLIRContext *,
   auto self = cast<RankedTensorType>(adaptor.getSelf().getType());
   auto lhs = cast<RankedTensorType>(adaptor.getMat1().getType());
   auto rhs = cast<RankedTensorType>(adaptor.getMat2().getType());
-  if (failed(verifyContraction(emitError, "mat1", lhs, 2, "mat2", rhs, 2, 1,
-                               0)))
+  if (failed(
+          verifyContraction(emitError, "mat1", lhs, 2, "mat2", rhs, 2, 1, 0)))
     return failure();
   if (self.getElementType() != lhs.getElementType())
     return emitError("expects self to have the dtype of mat1, got ",

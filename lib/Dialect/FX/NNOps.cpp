@@ -18,8 +18,8 @@ static Wide floorDiv(Wide a, Wide b) {
 }
 
 /// Checks that a computed output size is a positive int64.
-static FailureOr<int64_t> checkOutputSize(const ShapeError &emitError,
-                                          Wide out, size_t dim, int64_t in,
+static FailureOr<int64_t> checkOutputSize(const ShapeError &emitError, Wide out,
+                                          size_t dim, int64_t in,
                                           int64_t kernel) {
   if (out < 1 || out > std::numeric_limits<int64_t>::max()) {
     (void)emitError("computed output size ",
@@ -54,7 +54,8 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
     return emitError("expects input and weight to have the same dtype, got ",
                      input.getElementType(), " and ", weight.getElementType());
   size_t spatial = rank - 2;
-  ArrayRef<int64_t> stride = adaptor.getStride(), padding = adaptor.getPadding(),
+  ArrayRef<int64_t> stride = adaptor.getStride(),
+                    padding = adaptor.getPadding(),
                     dilation = adaptor.getDilation(),
                     outputPadding = adaptor.getOutputPadding();
   if (failed(verifyIntList(emitError, "stride", stride, spatial, 1)) ||
@@ -78,13 +79,14 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
   if (ShapedType::isStatic(inChannels) && ShapedType::isStatic(w0) &&
       ShapedType::isStatic(w1) && inChannels != weightInChannels)
     return emitError("expects ", inChannels, " input channels to match ",
-                     transposed ? "weight dimension 0" : "weight dimension 1 "
-                                                         "times groups",
+                     transposed ? "weight dimension 0"
+                                : "weight dimension 1 "
+                                  "times groups",
                      " (", weightInChannels, ")");
   int64_t outChannels =
-      transposed ? (ShapedType::isDynamic(w1) ? ShapedType::kDynamic
-                                              : w1 * groups)
-                 : w0;
+      transposed
+          ? (ShapedType::isDynamic(w1) ? ShapedType::kDynamic : w1 * groups)
+          : w0;
   if (Value bias = adaptor.getBias()) {
     auto biasType = cast<RankedTensorType>(bias.getType());
     if (failed(verifyOperandShape(emitError, "bias", biasType, {outChannels})))
@@ -108,11 +110,10 @@ LogicalResult ConvolutionOp::inferReturnTypes(MLIRContext *,
       continue;
     }
     Wide s = stride[i], p = padding[i], d = dilation[i];
-    Wide out = transposed ? (Wide(in) - 1) * s - 2 * p + d * (Wide(k) - 1) +
-                                outputPadding[i] + 1
-                          : floorDiv(Wide(in) + 2 * p - d * (Wide(k) - 1) - 1,
-                                     s) +
-                                1;
+    Wide out = transposed
+                   ? (Wide(in) - 1) * s - 2 * p + d * (Wide(k) - 1) +
+                         outputPadding[i] + 1
+                   : floorDiv(Wide(in) + 2 * p - d * (Wide(k) - 1) - 1, s) + 1;
     FailureOr<int64_t> size = checkOutputSize(emitError, out, i, in, k);
     if (failed(size))
       return failure();
@@ -157,8 +158,8 @@ inferPool2dShape(const ShapeError &emitError, RankedTensorType input,
   if (failed(verifyIntList(emitError, "kernel_size", kernel, 2, 1)) ||
       failed(verifyIntList(emitError, "stride", stride, 2, 1)) ||
       failed(verifyIntList(emitError, "padding", padding, 2, 0)) ||
-      (hasDilation && failed(verifyIntList(emitError, "dilation", dilation, 2,
-                                           1))))
+      (hasDilation &&
+       failed(verifyIntList(emitError, "dilation", dilation, 2, 1))))
     return failure();
   SmallVector<int64_t> shape(input.getShape());
   int64_t spatial0 = input.getRank() - 2;
@@ -309,9 +310,9 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
     return emitError("expects the trailing dimensions of input ",
                      formatShape(input.getShape()), " to be normalized_shape ",
                      formatShape(normalized));
-  for (auto [name, value] : {std::pair<StringRef, Value>{"weight",
-                                                         adaptor.getWeight()},
-                             {"bias", adaptor.getBias()}})
+  for (auto [name, value] :
+       {std::pair<StringRef, Value>{"weight", adaptor.getWeight()},
+        {"bias", adaptor.getBias()}})
     if (value && failed(verifyOperandShape(
                      emitError, name, cast<RankedTensorType>(value.getType()),
                      normalized)))

@@ -13,8 +13,7 @@ static RankedTensorType getTensorType(Value value) {
 }
 
 /// Folds `op` to its operand when nothing changes, i.e. the types match.
-template <typename OpTy>
-static OpFoldResult foldToOperandIfSameType(OpTy op) {
+template <typename OpTy> static OpFoldResult foldToOperandIfSameType(OpTy op) {
   if (op.getSelf().getType() == op.getType())
     return op.getSelf();
   return {};
@@ -188,9 +187,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
   RankedTensorType input = getTensorType(adaptor.getSelf());
-  FailureOr<SmallVector<int64_t>> perm =
-      normalizePermutation(ShapeError(loc, getOperationName()),
-                           adaptor.getDims(), input.getRank());
+  FailureOr<SmallVector<int64_t>> perm = normalizePermutation(
+      ShapeError(loc, getOperationName()), adaptor.getDims(), input.getRank());
   if (failed(perm))
     return failure();
   SmallVector<int64_t> shape;
@@ -203,7 +201,8 @@ LogicalResult PermuteOp::inferReturnTypes(MLIRContext *,
 OpFoldResult PermuteOp::fold(FoldAdaptor) {
   int64_t rank = getSelf().getType().getRank();
   auto normalize = [&](ArrayRef<int64_t> dims) {
-    return llvm::map_to_vector(dims, [&](int64_t d) { return (d + rank) % rank; });
+    return llvm::map_to_vector(dims,
+                               [&](int64_t d) { return (d + rank) % rank; });
   };
   SmallVector<int64_t> perm = normalize(getDims());
   bool identity = llvm::all_of(llvm::enumerate(perm), [](auto p) {
@@ -309,8 +308,8 @@ LogicalResult UnsqueezeOp::inferReturnTypes(MLIRContext *,
                                             SmallVectorImpl<Type> &results) {
   RankedTensorType input = getTensorType(adaptor.getSelf());
   FailureOr<int64_t> d =
-      normalizeDim(ShapeError(loc, getOperationName()), "dim",
-                   adaptor.getDim(), input.getRank() + 1);
+      normalizeDim(ShapeError(loc, getOperationName()), "dim", adaptor.getDim(),
+                   input.getRank() + 1);
   if (failed(d))
     return failure();
   SmallVector<int64_t> shape(input.getShape());
@@ -393,13 +392,13 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getStep() != 1 || getSelf().getType() != getType())
     return {};
-  int64_t size = getType().getDimSize(
-      (getDim() + getType().getRank()) % getType().getRank());
-  bool whole = ShapedType::isStatic(size)
-                   ? clampSliceBound(getStart(), size) == 0 &&
-                         clampSliceBound(getEnd(), size) == size
-                   : getStart() == 0 &&
-                         getEnd() == std::numeric_limits<int64_t>::max();
+  int64_t size = getType().getDimSize((getDim() + getType().getRank()) %
+                                      getType().getRank());
+  bool whole =
+      ShapedType::isStatic(size)
+          ? clampSliceBound(getStart(), size) == 0 &&
+                clampSliceBound(getEnd(), size) == size
+          : getStart() == 0 && getEnd() == std::numeric_limits<int64_t>::max();
   return whole ? getSelf() : OpFoldResult();
 }
 
@@ -444,7 +443,8 @@ LogicalResult CatOp::inferReturnTypes(MLIRContext *,
   if (failed(requireRankAtLeast1(emitError, types.front())))
     return failure();
   int64_t rank = types.front().getRank();
-  FailureOr<int64_t> dim = normalizeDim(emitError, "dim", adaptor.getDim(), rank);
+  FailureOr<int64_t> dim =
+      normalizeDim(emitError, "dim", adaptor.getDim(), rank);
   if (failed(dim))
     return failure();
   SmallVector<int64_t> shape(types.front().getShape());
