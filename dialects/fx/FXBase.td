@@ -104,6 +104,14 @@ def FX_RoundingModeAttr :
 }
 
 //===----------------------------------------------------------------------===//
+// ODS's I64Attr returns uint64_t; ATen dims and indices are signed, so
+// every integer attribute of the dialect reads back as int64_t.
+def FX_I64Attr : TypedSignlessIntegerAttrBase<
+    I64, "int64_t", "64-bit integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+//===----------------------------------------------------------------------===//
 // Op base classes
 //===----------------------------------------------------------------------===//
 

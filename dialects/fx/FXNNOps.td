@@ -39,7 +39,7 @@ def FX_ConvolutionOp : FX_Op<"convolution", [Pure, FX_InferResultTypes]> {
                    DenseI64ArrayAttr:$dilation,
                    DefaultValuedAttr<BoolAttr, "false">:$transposed,
                    DenseI64ArrayAttr:$output_padding,
-                   DefaultValuedAttr<I64Attr, "1">:$groups);
+                   DefaultValuedAttr<FX_I64Attr, "1">:$groups);
   let results = (outs FX_FloatTensor:$result);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
@@ -112,7 +112,7 @@ def FX_AvgPool2dOp : FX_Pool2dOp<"avg_pool2d"> {
                    DenseI64ArrayAttr:$padding,
                    DefaultValuedAttr<BoolAttr, "false">:$ceil_mode,
                    DefaultValuedAttr<BoolAttr, "true">:$count_include_pad,
-                   OptionalAttr<I64Attr>:$divisor_override);
+                   OptionalAttr<FX_I64Attr>:$divisor_override);
   let results = (outs FX_FloatTensor:$result);
 }
 
@@ -207,7 +207,7 @@ class FX_SoftmaxOp<string mnemonic, string aten, string semantics> :
     -> Tensor` with `half_to_float = false`: }] # semantics # [{ along `dim`
     (negative values count from the end).
   }];
-  let arguments = (ins FX_FloatTensor:$self, I64Attr:$dim);
+  let arguments = (ins FX_FloatTensor:$self, FX_I64Attr:$dim);
   let results = (outs FX_FloatTensor:$result);
   let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
   let extraClassDefinition = [{
@@ -249,7 +249,7 @@ def FX_EmbeddingOp : FX_Op<"embedding", [Pure, FX_InferResultTypes]> {
     ```
   }];
   let arguments = (ins FX_Tensor:$weight, FX_IntTensor:$indices,
-                   DefaultValuedAttr<I64Attr, "-1">:$padding_idx);
+                   DefaultValuedAttr<FX_I64Attr, "-1">:$padding_idx);
   let results = (outs FX_Tensor:$result);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }

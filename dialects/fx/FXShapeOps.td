@@ -59,7 +59,7 @@ def FX_TransposeOp : FX_ShapeOp<"transpose"> {
         : (tensor<2x4x8xf32>) -> tensor<2x8x4xf32>
     ```
   }];
-  let arguments = (ins FX_Tensor:$self, I64Attr:$dim0, I64Attr:$dim1);
+  let arguments = (ins FX_Tensor:$self, FX_I64Attr:$dim0, FX_I64Attr:$dim1);
   let hasFolder = 1;
 }
 
@@ -120,7 +120,7 @@ def FX_UnsqueezeOp : FX_ShapeOp<"unsqueeze"> {
     is in `[-rank - 1, rank]`, negative values counting from the end of the
     result.
   }];
-  let arguments = (ins FX_Tensor:$self, I64Attr:$dim);
+  let arguments = (ins FX_Tensor:$self, FX_I64Attr:$dim);
 }
 
 def FX_FlattenOp : FX_ShapeOp<"flatten"> {
@@ -132,8 +132,8 @@ def FX_FlattenOp : FX_ShapeOp<"flatten"> {
     dimension folds away.
   }];
   let arguments = (ins FX_Tensor:$self,
-                   DefaultValuedAttr<I64Attr, "0">:$start_dim,
-                   DefaultValuedAttr<I64Attr, "-1">:$end_dim);
+                   DefaultValuedAttr<FX_I64Attr, "0">:$start_dim,
+                   DefaultValuedAttr<FX_I64Attr, "-1">:$end_dim);
   let hasFolder = 1;
 }
 
@@ -151,10 +151,10 @@ def FX_SliceOp : FX_ShapeOp<"slice"> {
         : (tensor<4x10xf32>) -> tensor<4x4xf32>
     ```
   }];
-  let arguments = (ins FX_Tensor:$self, DefaultValuedAttr<I64Attr, "0">:$dim,
-                   DefaultValuedAttr<I64Attr, "0">:$start,
-                   DefaultValuedAttr<I64Attr, "9223372036854775807">:$end,
-                   DefaultValuedAttr<I64Attr, "1">:$step);
+  let arguments = (ins FX_Tensor:$self, DefaultValuedAttr<FX_I64Attr, "0">:$dim,
+                   DefaultValuedAttr<FX_I64Attr, "0">:$start,
+                   DefaultValuedAttr<FX_I64Attr, "9223372036854775807">:$end,
+                   DefaultValuedAttr<FX_I64Attr, "1">:$step);
   let hasFolder = 1;
 }
 
@@ -165,7 +165,7 @@ def FX_SelectOp : FX_ShapeOp<"select"> {
     Tensor(a)`: the slice at `index` (negative counts from the end), with
     dimension `dim` removed.
   }];
-  let arguments = (ins FX_Tensor:$self, I64Attr:$dim, I64Attr:$index);
+  let arguments = (ins FX_Tensor:$self, FX_I64Attr:$dim, FX_I64Attr:$index);
 }
 
 def FX_CatOp : FX_Op<"cat", [Pure, FX_InferResultTypes]> {
@@ -181,7 +181,7 @@ def FX_CatOp : FX_Op<"cat", [Pure, FX_InferResultTypes]> {
     ```
   }];
   let arguments = (ins Variadic<FX_Tensor>:$tensors,
-                   DefaultValuedAttr<I64Attr, "0">:$dim);
+                   DefaultValuedAttr<FX_I64Attr, "0">:$dim);
   let results = (outs FX_Tensor:$result);
   let assemblyFormat =
       "$tensors attr-dict `:` functional-type(operands, results)";
@@ -196,7 +196,7 @@ def FX_StackOp : FX_Op<"stack", [Pure, FX_InferResultTypes]> {
     promoted.
   }];
   let arguments = (ins Variadic<FX_Tensor>:$tensors,
-                   DefaultValuedAttr<I64Attr, "0">:$dim);
+                   DefaultValuedAttr<FX_I64Attr, "0">:$dim);
   let results = (outs FX_Tensor:$result);
   let assemblyFormat =
       "$tensors attr-dict `:` functional-type(operands, results)";
@@ -217,7 +217,7 @@ def FX_SplitOp : FX_Op<"split", [Pure, FX_InferResultTypes]> {
     ```
   }];
   let arguments = (ins FX_Tensor:$self, DenseI64ArrayAttr:$split_sizes,
-                   DefaultValuedAttr<I64Attr, "0">:$dim);
+                   DefaultValuedAttr<FX_I64Attr, "0">:$dim);
   let results = (outs Variadic<FX_Tensor>:$results);
   let assemblyFormat = "$self attr-dict `:` functional-type(operands, results)";
 }

@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FXDialect.h"
+#include "fx/Pipelines/Pipelines.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +21,8 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::fx::registerFXTransformsPasses();
+  mlir::fx::registerFXConversionPasses();
+  mlir::fx::registerCPUPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fx::FXDialect>();

@@ -110,6 +110,12 @@ LogicalResult verifyOperandShape(const ShapeError &emitError, StringRef name,
                                  RankedTensorType type,
                                  ArrayRef<int64_t> shape);
 
+/// Python slicing of a static dimension of `size`: the first index and the
+/// number of elements of `[start:end:step]` (negative bounds count from the
+/// end, out-of-range bounds clamp; `step` > 0).
+std::pair<int64_t, int64_t> getSliceOffsetAndLength(int64_t start, int64_t end,
+                                                    int64_t step, int64_t size);
+
 /// Whether two shapes have the same rank and pairwise compatible dimensions.
 bool areCompatibleShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b);
 

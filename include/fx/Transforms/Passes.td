@@ -26,4 +26,14 @@ def FXRefineShapes : Pass<"fx-refine-shapes", "func::FuncOp"> {
   let dependentDialects = ["::mlir::fx::FXDialect"];
 }
 
+def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
+  let summary = "Give every public function a C-callable interface";
+  let description = [{
+    Sets `llvm.emit_c_interface` on every public `func.func` with a body, so
+    that the LLVM lowering also emits `_mlir_ciface_<name>`, a wrapper that
+    takes each memref as a pointer to its descriptor. The runtime calls
+    compiled graphs through it.
+  }];
+}
+
 #endif // FX_TRANSFORMS_PASSES_TD

@@ -126,6 +126,19 @@ FailureOr<int64_t> fx::normalizeDim(const ShapeError &emitError, StringRef what,
   return dim < 0 ? dim + effectiveRank : dim;
 }
 
+std::pair<int64_t, int64_t> fx::getSliceOffsetAndLength(int64_t start,
+                                                        int64_t end,
+                                                        int64_t step,
+                                                        int64_t size) {
+  auto clamp = [&](int64_t bound) {
+    if (bound < 0)
+      bound = bound < -size ? 0 : bound + size;
+    return std::min(bound, size);
+  };
+  int64_t first = clamp(start), last = clamp(end);
+  return {first, last > first ? (last - first - 1) / step + 1 : 0};
+}
+
 bool fx::areCompatibleShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return a.size() == b.size() &&
          llvm::all_of(llvm::zip_equal(a, b), [](auto p) {

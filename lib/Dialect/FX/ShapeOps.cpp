@@ -356,13 +356,6 @@ OpFoldResult FlattenOp::fold(FoldAdaptor) {
 // slice, select
 //===----------------------------------------------------------------------===//
 
-/// Python slice bounds: negative counts from the end, then clamp to [0, size].
-static int64_t clampSliceBound(int64_t bound, int64_t size) {
-  if (bound < 0)
-    bound = bound < -size ? 0 : bound + size;
-  return std::min(bound, size);
-}
-
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
                                         std::optional<Location> loc,
                                         Adaptor adaptor,
@@ -380,11 +373,10 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
     return emitError("expects a positive step, got ", step);
   SmallVector<int64_t> shape(input.getShape());
   int64_t size = shape[*dim];
-  if (ShapedType::isStatic(size)) {
-    int64_t start = clampSliceBound(adaptor.getStart(), size);
-    int64_t end = clampSliceBound(adaptor.getEnd(), size);
-    shape[*dim] = end > start ? (end - start - 1) / step + 1 : 0;
-  }
+  if (ShapedType::isStatic(size))
+    shape[*dim] = getSliceOffsetAndLength(adaptor.getStart(), adaptor.getEnd(),
+                                          step, size)
+                      .second;
   results.push_back(input.clone(shape));
   return success();
 }
@@ -392,12 +384,12 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *,
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getStep() != 1 || getSelf().getType() != getType())
     return {};
-  int64_t size = getType().getDimSize((getDim() + getType().getRank()) %
-                                      getType().getRank());
+  int64_t rank = getType().getRank();
+  int64_t size = getType().getDimSize((getDim() + rank) % rank);
   bool whole =
       ShapedType::isStatic(size)
-          ? clampSliceBound(getStart(), size) == 0 &&
-                clampSliceBound(getEnd(), size) == size
+          ? getSliceOffsetAndLength(getStart(), getEnd(), 1, size) ==
+                std::pair<int64_t, int64_t>(0, size)
           : getStart() == 0 && getEnd() == std::numeric_limits<int64_t>::max();
   return whole ? getSelf() : OpFoldResult();
 }

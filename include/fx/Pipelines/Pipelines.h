@@ -1,0 +1,37 @@
+//===- Pipelines.h - registered FX compilation pipelines ---------*- C++ -*-===//
+
+#ifndef FX_PIPELINES_PIPELINES_H
+#define FX_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+namespace fx {
+
+/// Options of `fx-cpu-pipeline`.
+struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse producer/consumer chains of elementwise linalg "
+                     "ops before bufferization"),
+      llvm::cl::init(true)};
+  Option<bool> emitCInterface{
+      *this, "emit-c-interface",
+      llvm::cl::desc("Give every public function a C-callable "
+                     "`_mlir_ciface_` wrapper taking memref descriptors"),
+      llvm::cl::init(true)};
+};
+
+/// FX dialect -> LLVM dialect for the host CPU. After it, every public
+/// function takes its inputs and then its outputs as memrefs with identity
+/// layout (results become caller-provided output buffers).
+void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Registers `fx-cpu-pipeline` with the pass registry.
+void registerCPUPipeline();
+
+} // namespace fx
+} // namespace mlir
+
+#endif // FX_PIPELINES_PIPELINES_H

@@ -1,0 +1,432 @@
+//===- Elementwise.cpp - FX elementwise ops to linalg.generic -------------===//
+//
+// Every elementwise FX op becomes one linalg.generic over the broadcast result
+// shape. Operands are converted to the op's compute type (the promoted dtype,
+// f32 for f16/bf16), the scalar body is computed, and the result is converted
+// to the result dtype.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "Utils.h"
+
+#include "fx/Dialect/FXOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fx;
+using namespace mlir::fx::tolinalg;
+
+namespace {
+
+bool isFloat(Type type) { return isa<FloatType>(type); }
+
+Value constant(OpBuilder &b, Location loc, Type type, double value) {
+  return createScalarConstant(b, loc, type, value);
+}
+
+/// max/min with PyTorch's NaN propagation for floats; `or`/`and` for bools.
+Value maximum(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::OrIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+Value minimum(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::AndIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::OrIOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+Value sub(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::SubFOp::create(b, loc, x, y);
+  return arith::SubIOp::create(b, loc, x, y);
+}
+Value mul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return arith::MulFOp::create(b, loc, x, y);
+  if (x.getType().isInteger(1))
+    return arith::AndIOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+/// relu6(x + 3) / 6, shared by hardswish and hardsigmoid.
+Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value shifted = arith::AddFOp::create(b, loc, x, constant(b, loc, t, 3));
+  Value clamped = minimum(b, loc, maximum(b, loc, shifted, constant(b, loc, t, 0)),
+                          constant(b, loc, t, 6));
+  return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
+}
+
+Value sigmoid(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value negExp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  Value denom = arith::AddFOp::create(b, loc, constant(b, loc, t, 1), negExp);
+  return arith::DivFOp::create(b, loc, constant(b, loc, t, 1), denom);
+}
+
+// The scalar computation of each unary op, in its compute type.
+Value computeUnary(ReluOp, OpBuilder &b, Location loc, Value x) {
+  return maximum(b, loc, x, constant(b, loc, x.getType(), 0));
+}
+Value computeUnary(SigmoidOp, OpBuilder &b, Location loc, Value x) {
+  return sigmoid(b, loc, x);
+}
+Value computeUnary(TanhOp, OpBuilder &b, Location loc, Value x) {
+  return math::TanhOp::create(b, loc, x);
+}
+Value computeUnary(ExpOp, OpBuilder &b, Location loc, Value x) {
+  return math::ExpOp::create(b, loc, x);
+}
+Value computeUnary(LogOp, OpBuilder &b, Location loc, Value x) {
+  return math::LogOp::create(b, loc, x);
+}
+Value computeUnary(SqrtOp, OpBuilder &b, Location loc, Value x) {
+  return math::SqrtOp::create(b, loc, x);
+}
+Value computeUnary(RsqrtOp, OpBuilder &b, Location loc, Value x) {
+  return math::RsqrtOp::create(b, loc, x);
+}
+Value computeUnary(ReciprocalOp, OpBuilder &b, Location loc, Value x) {
+  return arith::DivFOp::create(b, loc, constant(b, loc, x.getType(), 1), x);
+}
+Value computeUnary(SinOp, OpBuilder &b, Location loc, Value x) {
+  return math::SinOp::create(b, loc, x);
+}
+Value computeUnary(CosOp, OpBuilder &b, Location loc, Value x) {
+  return math::CosOp::create(b, loc, x);
+}
+Value computeUnary(ErfOp, OpBuilder &b, Location loc, Value x) {
+  return math::ErfOp::create(b, loc, x);
+}
+Value computeUnary(SiluOp, OpBuilder &b, Location loc, Value x) {
+  return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
+}
+Value computeUnary(HardswishOp, OpBuilder &b, Location loc, Value x) {
+  return arith::MulFOp::create(b, loc, x, hardsigmoid(b, loc, x));
+}
+Value computeUnary(HardsigmoidOp, OpBuilder &b, Location loc, Value x) {
+  return hardsigmoid(b, loc, x);
+}
+Value computeUnary(NegOp, OpBuilder &b, Location loc, Value x) {
+  if (isFloat(x.getType()))
+    return arith::NegFOp::create(b, loc, x);
+  return arith::SubIOp::create(b, loc, constant(b, loc, x.getType(), 0), x);
+}
+Value computeUnary(AbsOp, OpBuilder &b, Location loc, Value x) {
+  if (isFloat(x.getType()))
+    return math::AbsFOp::create(b, loc, x);
+  return math::AbsIOp::create(b, loc, x);
+}
+
+template <typename OpTy>
+struct UnaryPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = op.getType();
+    Type element = resultType.getElementType();
+    Type compute = getComputeType(element);
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, adaptor.getSelf(), resultType,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = convertScalar(b, loc, args[0], compute);
+          return convertScalar(b, loc, computeUnary(op, b, loc, x), element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Unary ops with attributes: gelu, hardtanh, clamp.
+struct GeluPattern : OpConversionPattern<GeluOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(GeluOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Type t = getComputeType(element);
+    bool useTanh = op.getApproximate() == GeluApproximate::tanh;
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, adaptor.getSelf(), op.getType(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = convertScalar(b, loc, args[0], t);
+          Value half = constant(b, loc, t, 0.5), one = constant(b, loc, t, 1);
+          Value inner;
+          if (useTanh) {
+            // sqrt(2/pi) * (x + 0.044715 x^3)
+            Value x3 = arith::MulFOp::create(
+                b, loc, x, arith::MulFOp::create(b, loc, x, x));
+            Value poly = arith::AddFOp::create(
+                b, loc, x,
+                arith::MulFOp::create(b, loc, constant(b, loc, t, 0.044715),
+                                      x3));
+            inner = math::TanhOp::create(
+                b, loc,
+                arith::MulFOp::create(
+                    b, loc, constant(b, loc, t, std::sqrt(2.0 / M_PI)), poly));
+          } else {
+            inner = math::ErfOp::create(
+                b, loc,
+                arith::MulFOp::create(b, loc, x,
+                                      constant(b, loc, t, M_SQRT1_2)));
+          }
+          Value scaled = arith::MulFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, half, x),
+              arith::AddFOp::create(b, loc, one, inner));
+          return convertScalar(b, loc, scaled, element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// Clamps `x` (compute type) to optional bounds, NaN propagating.
+Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
+                  std::optional<double> hi) {
+  if (lo)
+    x = maximum(b, loc, x, constant(b, loc, x.getType(), *lo));
+  if (hi)
+    x = minimum(b, loc, x, constant(b, loc, x.getType(), *hi));
+  return x;
+}
+
+template <typename OpTy>
+struct ClampLikePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Type compute = getComputeType(element);
+    auto [lo, hi] = getBounds(op);
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, adaptor.getSelf(), op.getType(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = convertScalar(b, loc, args[0], compute);
+          return convertScalar(b, loc, clampScalar(b, loc, x, lo, hi), element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static std::pair<std::optional<double>, std::optional<double>>
+  getBounds(HardtanhOp op) {
+    return {op.getMinVal().convertToDouble(), op.getMaxVal().convertToDouble()};
+  }
+  static std::pair<std::optional<double>, std::optional<double>>
+  getBounds(ClampOp op) {
+    std::optional<double> lo, hi;
+    if (auto min = op.getMinAttr())
+      lo = min.getValueAsDouble();
+    if (auto max = op.getMaxAttr())
+      hi = max.getValueAsDouble();
+    return {lo, hi};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Binary
+//===----------------------------------------------------------------------===//
+
+/// The dtype a binary op computes in: the promoted operand dtype, widened to
+/// the result's when that is floating (true division of integers).
+Type getBinaryComputeType(Operation *op, Value lhs, Value rhs) {
+  auto lt = cast<RankedTensorType>(lhs.getType());
+  auto rt = cast<RankedTensorType>(rhs.getType());
+  Type promoted = resultElementType({lt, rt});
+  Type result = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  if (isFloat(result) && !isFloat(promoted))
+    promoted = result;
+  return getComputeType(promoted);
+}
+
+Value scaleByAlpha(OpBuilder &b, Location loc, Value y, double alpha) {
+  if (alpha == 1.0)
+    return y;
+  if (y.getType().isInteger(1))
+    return alpha == 0.0 ? constant(b, loc, y.getType(), 0) : y;
+  return mul(b, loc, y, constant(b, loc, y.getType(), alpha));
+}
+
+Value computeBinary(AddOp op, OpBuilder &b, Location loc, Value x, Value y) {
+  return add(b, loc, x, scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+}
+Value computeBinary(SubOp op, OpBuilder &b, Location loc, Value x, Value y) {
+  return sub(b, loc, x, scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+}
+Value computeBinary(MulOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return mul(b, loc, x, y);
+}
+Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
+  std::optional<RoundingMode> mode = op.getRoundingMode();
+  if (isFloat(x.getType())) {
+    Value q = arith::DivFOp::create(b, loc, x, y);
+    if (!mode)
+      return q;
+    if (*mode == RoundingMode::trunc)
+      return math::TruncOp::create(b, loc, q);
+    return math::FloorOp::create(b, loc, q);
+  }
+  // Integer division by zero would trap; PyTorch raises an error there. The
+  // divisor is replaced by 1 so the process survives (the result for those
+  // elements is unspecified).
+  Type t = x.getType();
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                       constant(b, loc, t, 0));
+  Value safe = arith::SelectOp::create(b, loc, isZero, constant(b, loc, t, 1), y);
+  if (mode && *mode == RoundingMode::floor)
+    return arith::FloorDivSIOp::create(b, loc, x, safe);
+  return arith::DivSIOp::create(b, loc, x, safe);
+}
+Value computeBinary(PowOp, OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return math::PowFOp::create(b, loc, x, y);
+  return math::IPowIOp::create(b, loc, x, y);
+}
+Value computeBinary(MaximumOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return maximum(b, loc, x, y);
+}
+Value computeBinary(MinimumOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return minimum(b, loc, x, y);
+}
+
+/// Comparison predicates: ordered for floats except `ne` (NaN != NaN is
+/// true), signed for integers, unsigned for bools (false < true).
+struct Predicates {
+  arith::CmpFPredicate f;
+  arith::CmpIPredicate si, ui;
+};
+Predicates getPredicates(EqOp) {
+  return {arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
+          arith::CmpIPredicate::eq};
+}
+Predicates getPredicates(NeOp) {
+  return {arith::CmpFPredicate::UNE, arith::CmpIPredicate::ne,
+          arith::CmpIPredicate::ne};
+}
+Predicates getPredicates(LtOp) {
+  return {arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt,
+          arith::CmpIPredicate::ult};
+}
+Predicates getPredicates(LeOp) {
+  return {arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle,
+          arith::CmpIPredicate::ule};
+}
+Predicates getPredicates(GtOp) {
+  return {arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt,
+          arith::CmpIPredicate::ugt};
+}
+Predicates getPredicates(GeOp) {
+  return {arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+          arith::CmpIPredicate::uge};
+}
+
+template <typename OpTy>
+struct BinaryPattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Type compute =
+        getBinaryComputeType(op, adaptor.getSelf(), adaptor.getOther());
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, {adaptor.getSelf(), adaptor.getOther()},
+        op.getType(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value x = convertScalar(b, loc, args[0], compute);
+          Value y = convertScalar(b, loc, args[1], compute);
+          return convertScalar(b, loc, computeScalar(op, b, loc, x, y),
+                               element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+
+  static Value computeScalar(OpTy op, OpBuilder &b, Location loc, Value x, Value y) {
+    if constexpr (llvm::is_one_of<OpTy, EqOp, NeOp, LtOp, LeOp, GtOp,
+                                  GeOp>::value) {
+      Predicates p = getPredicates(op);
+      if (isFloat(x.getType()))
+        return arith::CmpFOp::create(b, loc, p.f, x, y);
+      return arith::CmpIOp::create(b, loc,
+                                   x.getType().isInteger(1) ? p.ui : p.si, x, y);
+    } else {
+      return computeBinary(op, b, loc, x, y);
+    }
+  }
+};
+
+struct WherePattern : OpConversionPattern<WhereOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WhereOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op,
+        {adaptor.getCondition(), adaptor.getSelf(), adaptor.getOther()},
+        op.getType(), [&](OpBuilder &b, Location loc, ValueRange args) {
+          return arith::SelectOp::create(
+              b, loc, args[0], convertScalar(b, loc, args[1], element),
+              convertScalar(b, loc, args[2], element));
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct ConvertElementTypePattern : OpConversionPattern<ConvertElementTypeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertElementTypeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, adaptor.getSelf(), op.getType(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return convertScalar(b, loc, args[0], element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void tolinalg::populateElementwisePatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<UnaryPattern<ReluOp>, UnaryPattern<SigmoidOp>,
+               UnaryPattern<TanhOp>, UnaryPattern<ExpOp>, UnaryPattern<LogOp>,
+               UnaryPattern<SqrtOp>, UnaryPattern<RsqrtOp>,
+               UnaryPattern<ReciprocalOp>, UnaryPattern<SinOp>,
+               UnaryPattern<CosOp>, UnaryPattern<ErfOp>, UnaryPattern<SiluOp>,
+               UnaryPattern<HardswishOp>, UnaryPattern<HardsigmoidOp>,
+               UnaryPattern<NegOp>, UnaryPattern<AbsOp>>(ctx);
+  patterns.add<GeluPattern, ClampLikePattern<HardtanhOp>,
+               ClampLikePattern<ClampOp>, WherePattern,
+               ConvertElementTypePattern>(ctx);
+  patterns.add<BinaryPattern<AddOp>, BinaryPattern<SubOp>,
+               BinaryPattern<MulOp>, BinaryPattern<DivOp>,
+               BinaryPattern<PowOp>, BinaryPattern<MaximumOp>,
+               BinaryPattern<MinimumOp>, BinaryPattern<EqOp>,
+               BinaryPattern<NeOp>, BinaryPattern<LtOp>, BinaryPattern<LeOp>,
+               BinaryPattern<GtOp>, BinaryPattern<GeOp>>(ctx);
+}

@@ -1,0 +1,107 @@
+//===- Utils.h - helpers shared by the FX to linalg patterns -----*- C++ -*-===//
+
+#ifndef FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
+#define FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::fx::tolinalg {
+
+/// The type arithmetic on `elementType` is done in: f16 and bf16 compute in
+/// f32, as PyTorch's opmath_type does on the CPU, and are rounded once.
+Type getComputeType(Type elementType);
+
+/// Converts a scalar between FX element types (and f64): float widths with
+/// ext/trunc, int <-> float with sign, int widths with ext/trunc, and to i1
+/// as `!= 0` (NaN is true, as in PyTorch).
+Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
+
+/// A scalar constant of int, float or i1 `type` holding `value`.
+Value createScalarConstant(OpBuilder &b, Location loc, Type type,
+                           double value);
+
+/// The identity of max (the lowest value) or min (the highest) for `type`.
+Value createExtremeConstant(OpBuilder &b, Location loc, Type type,
+                            bool lowest);
+
+/// `tensor.empty` of `type`, taking dynamic sizes from `sizes` (one entry per
+/// dimension; only the dynamic ones are read).
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
+                  ArrayRef<OpFoldResult> sizes);
+
+/// `tensor.empty` of `type` filled with `value`.
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   ArrayRef<OpFoldResult> sizes, Value value);
+
+/// Computes the body of an elementwise op from its scalar arguments.
+using ScalarBody =
+    function_ref<Value(OpBuilder &b, Location loc, ValueRange args)>;
+
+/// Builds a `linalg.generic` computing `body` over `inputs` broadcast to
+/// `resultType` with PyTorch rules. Static size-1 dimensions broadcast through
+/// a constant-0 index. A dynamic dimension is assumed not to broadcast; a
+/// `cf.assert` checks it against the other operands at run time, naming
+/// `op`. Inputs may be tensors of any rank up to the result's.
+Value createElementwise(OpBuilder &b, Location loc, Operation *op,
+                        ValueRange inputs, RankedTensorType resultType,
+                        ScalarBody body);
+
+/// Builds an all-parallel `linalg.generic` producing `resultType` (identity
+/// output map, dynamic sizes from `resultSizes`) from `inputs` read through
+/// `inputMaps`.
+Value createGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                    ArrayRef<AffineMap> inputMaps, RankedTensorType resultType,
+                    ArrayRef<OpFoldResult> resultSizes, ScalarBody body);
+
+/// Combines an element (already in the accumulator type) into the
+/// accumulator.
+using Combiner =
+    function_ref<Value(OpBuilder &b, Location loc, Value element, Value acc)>;
+
+/// Reduces `input` over the sorted dimensions `dims` into a tensor of
+/// `accType` without them, starting from `init`. Elements are converted to
+/// `accType` before `combine`.
+Value createReduction(OpBuilder &b, Location loc, Value input,
+                      ArrayRef<int64_t> dims, Type accType, Value init,
+                      Combiner combine);
+
+/// The map from the full iteration space of rank `rank` to the dimensions
+/// that remain after removing the sorted `dims`.
+AffineMap getDropDimsMap(MLIRContext *ctx, int64_t rank,
+                         ArrayRef<int64_t> dims);
+
+/// The product of the sizes of `dims` of `value`, as an index value.
+Value getElementCount(OpBuilder &b, Location loc, Value value,
+                      ArrayRef<int64_t> dims);
+
+/// Reshapes `input` (same number of elements) to `resultType`, whose dynamic
+/// sizes come from `resultSizes`: collapse to 1-D, then expand. Both are
+/// views, so this costs no copy after bufferization. (same number of elements) to `resultType`, whose dynamic
+/// sizes come from `resultSizes`: collapse to 1-D, then expand. Both are
+/// views, so this costs no copy after bufferization.
+Value reshapeTo(OpBuilder &b, Location loc, Value input,
+                RankedTensorType resultType, ArrayRef<OpFoldResult> resultSizes);
+
+/// The sizes of `value`'s dimensions, static as attributes and dynamic as
+/// `tensor.dim` values.
+SmallVector<OpFoldResult> getSizes(OpBuilder &b, Location loc, Value value);
+
+/// Converts every element of `input` to `elementType`.
+Value convertTensor(OpBuilder &b, Location loc, Operation *op, Value input,
+                    Type elementType);
+
+/// Pads `input` with `value` by `low`/`high` elements per dimension (no-op if
+/// all are zero).
+Value padTensor(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, Value value);
+
+/// The index value of a size.
+Value getIndexValue(OpBuilder &b, Location loc, OpFoldResult size);
+
+} // namespace mlir::fx::tolinalg
+
+#endif // FX_LIB_CONVERSION_FXTOLINALG_UTILS_H

@@ -1,0 +1,50 @@
+//===- CPUPipeline.cpp - FX dialect to LLVM for the host CPU --------------===//
+
+#include "fx/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include <string>
+
+using namespace mlir;
+
+void fx::buildCPUPipeline(OpPassManager &pm,
+                          const CPUPipelineOptions &options) {
+  // The pipeline is spelled as pass-pipeline text: every stage stays visible
+  // and runnable on its own with fx-opt (DESIGN.md), and the text is what
+  // `--dump-pass-pipeline` prints.
+  std::string pipeline =
+      // FX level: folds, then lowering to linalg on tensors.
+      "func.func(canonicalize,convert-fx-to-linalg),canonicalize,cse";
+  if (options.fuseElementwise)
+    pipeline += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+  if (options.emitCInterface)
+    pipeline += ",fx-emit-c-interface";
+  pipeline +=
+      // Tensors to buffers: inputs and outputs become identity-layout
+      // memrefs, results become caller-provided out-params, and internal
+      // buffers are freed by the ownership-based deallocation.
+      ",one-shot-bufferize{bufferize-function-boundaries "
+      "function-boundary-type-conversion=identity-layout-map}"
+      ",buffer-results-to-out-params{hoist-static-allocs=true}"
+      ",canonicalize,buffer-deallocation-pipeline"
+      ",convert-bufferization-to-memref"
+      // Loops, then LLVM.
+      ",func.func(convert-linalg-to-loops)"
+      ",lower-affine,convert-scf-to-cf,expand-strided-metadata"
+      ",finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm"
+      ",convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm"
+      ",convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
+  if (failed(parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("fx-cpu-pipeline: invalid pass pipeline text");
+}
+
+void fx::registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "fx-cpu-pipeline",
+      "Lower the FX dialect to the LLVM dialect for the host CPU: FX folds, "
+      "convert-fx-to-linalg, elementwise fusion, one-shot bufferization with "
+      "outputs as caller-provided buffers, loops, LLVM",
+      buildCPUPipeline);
+}
