@@ -10,6 +10,7 @@ packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libgmock-dev python3
+  python3-numpy python3-torch
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -37,4 +38,4 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$lld"
 fi
 echo "fx-mlir: building"
-ninja -C "$build" fx-opt FXUnitTests
+ninja -C "$build" fx-opt fx-run FXUnitTests

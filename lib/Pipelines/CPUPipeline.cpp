@@ -27,7 +27,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       // buffers are freed by the ownership-based deallocation.
       ",one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}"
-      ",buffer-results-to-out-params{hoist-static-allocs=true}"
+      ",buffer-results-to-out-params{hoist-static-allocs=true "
+      "modify-public-functions=true}"
       ",canonicalize,buffer-deallocation-pipeline"
       ",convert-bufferization-to-memref"
       // Loops, then LLVM.

@@ -33,7 +33,8 @@ struct EmbeddingPattern : OpConversionPattern<EmbeddingOp> {
     Value result = createGeneric(
         rewriter, loc, indices, getDropDimsMap(ctx, rank, {rank - 1}),
         resultType, sizes, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value row = arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value row =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
           // Out-of-range ids would read outside the table; PyTorch raises an
           // IndexError. They are clamped into the table here instead.
           Value zero = arith::ConstantIndexOp::create(b, l, 0);
@@ -76,9 +77,10 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
       batch = arith::MulIOp::create(rewriter, loc, batch,
                                     getIndexValue(rewriter, loc, qSizes[i]));
       int64_t d = resultType.getDimSize(i);
-      staticBatch = ShapedType::isDynamic(d) || ShapedType::isDynamic(staticBatch)
-                        ? ShapedType::kDynamic
-                        : staticBatch * d;
+      staticBatch =
+          ShapedType::isDynamic(d) || ShapedType::isDynamic(staticBatch)
+              ? ShapedType::kDynamic
+              : staticBatch * d;
     }
     auto to3d = [&](Value x, RankedTensorType type,
                     ArrayRef<OpFoldResult> sizes) {
@@ -97,17 +99,18 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
     // scores = q @ k^T, accumulated in the compute type.
     auto kt = linalg::TransposeOp::create(
         rewriter, loc, k3,
-        createEmpty(rewriter, loc,
-                    RankedTensorType::get({staticBatch, e, s},
-                                          kType.getElementType()),
-                    {batch, kSizes[rank - 1], sSize}),
+        createEmpty(
+            rewriter, loc,
+            RankedTensorType::get({staticBatch, e, s}, kType.getElementType()),
+            {batch, kSizes[rank - 1], sSize}),
         ArrayRef<int64_t>{0, 2, 1});
     auto scoresType = RankedTensorType::get({staticBatch, l, s}, t);
     SmallVector<OpFoldResult> scoreSizes = {batch, lSize, sSize};
     Value zero = createScalarConstant(rewriter, loc, t, 0);
     Value scores =
         linalg::BatchMatmulOp::create(
-            rewriter, loc, TypeRange{scoresType}, ValueRange{q3, kt.getResult()[0]},
+            rewriter, loc, TypeRange{scoresType},
+            ValueRange{q3, kt.getResult()[0]},
             createFilled(rewriter, loc, scoresType, scoreSizes, zero))
             .getResult(0);
 
@@ -126,7 +129,8 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
       full.append({l, s});
       auto maskType = cast<RankedTensorType>(mask.getType());
       Value expanded = createElementwise(
-          rewriter, loc, op, mask, RankedTensorType::get(full, maskType.getElementType()),
+          rewriter, loc, op, mask,
+          RankedTensorType::get(full, maskType.getElementType()),
           [](OpBuilder &, Location, ValueRange args) { return args[0]; });
       SmallVector<OpFoldResult> fullSizes(ArrayRef(qSizes).drop_back(2));
       fullSizes.append({lSize, sSize});
@@ -141,14 +145,15 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
     Value masked = createGeneric(
         rewriter, loc, inputs, maps, scoresType, scoreSizes,
         [&](OpBuilder &b, Location nl, ValueRange args) {
-          Value x = arith::MulFOp::create(b, nl, args[0],
-                                          createScalarConstant(b, nl, t, scale));
+          Value x = arith::MulFOp::create(
+              b, nl, args[0], createScalarConstant(b, nl, t, scale));
           Value negInf = createExtremeConstant(b, nl, t, /*lowest=*/true);
           if (args.size() > 1) {
             if (args[1].getType().isInteger(1))
               x = arith::SelectOp::create(b, nl, args[1], x, negInf);
             else
-              x = arith::AddFOp::create(b, nl, x, convertScalar(b, nl, args[1], t));
+              x = arith::AddFOp::create(b, nl, x,
+                                        convertScalar(b, nl, args[1], t));
           }
           if (causal) {
             Value i = linalg::IndexOp::create(b, nl, 1);
@@ -197,7 +202,8 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
     out = convertTensor(rewriter, loc, op, out, element);
     SmallVector<OpFoldResult> resultSizes(ArrayRef(qSizes).drop_back(2));
     resultSizes.append({lSize, vSizes[rank - 1]});
-    rewriter.replaceOp(op, reshapeTo(rewriter, loc, out, resultType, resultSizes));
+    rewriter.replaceOp(op,
+                       reshapeTo(rewriter, loc, out, resultType, resultSizes));
     return success();
   }
 };

@@ -46,12 +46,11 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
     Value input = adaptor.getInput(), weight = adaptor.getWeight();
     SmallVector<int64_t> pads(2, 0);
     llvm::append_range(pads, op.getPadding());
-    input = padTensor(rewriter, loc, input, pads, pads,
-                      createScalarConstant(rewriter, loc,
-                                           cast<RankedTensorType>(
-                                               input.getType())
-                                               .getElementType(),
-                                           0));
+    input = padTensor(
+        rewriter, loc, input, pads, pads,
+        createScalarConstant(
+            rewriter, loc,
+            cast<RankedTensorType>(input.getType()).getElementType(), 0));
     SmallVector<OpFoldResult> outSizes;
     outSizes.push_back(getSizes(rewriter, loc, input)[0]);
     for (int64_t i = 1; i < rank; ++i)
@@ -69,7 +68,7 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
     int64_t inChannels = cast<RankedTensorType>(input.getType()).getDimSize(1);
     if (groups == 1) {
       Value init = createFilled(rewriter, loc, accType, outSizes, zero);
-      ValueRange ins{input, weight};
+      SmallVector<Value> ins = {input, weight};
       if (spatial == 1)
         result = linalg::Conv1DNcwFcwOp::create(rewriter, loc, accType, ins,
                                                 init, attrs)
@@ -79,16 +78,16 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
                                                   init, attrs)
                      .getResult(0);
       else
-        result = linalg::Conv3DNcdhwFcdhwOp::create(rewriter, loc, accType,
-                                                    ins, init, attrs)
+        result = linalg::Conv3DNcdhwFcdhwOp::create(rewriter, loc, accType, ins,
+                                                    init, attrs)
                      .getResult(0);
     } else if (groups == inChannels && weightType.getDimSize(1) == 1 &&
                weightType.getDimSize(0) == groups) {
       // Depthwise: weight [C, 1, kh, kw] -> [C, kh, kw].
-      auto dwType = RankedTensorType::get(
-          {weightType.getDimSize(0), weightType.getDimSize(2),
-           weightType.getDimSize(3)},
-          weightType.getElementType());
+      auto dwType = RankedTensorType::get({weightType.getDimSize(0),
+                                           weightType.getDimSize(2),
+                                           weightType.getDimSize(3)},
+                                          weightType.getElementType());
       Value dw = tensor::CollapseShapeOp::create(
           rewriter, loc, dwType, weight,
           ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
@@ -103,10 +102,10 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
       int64_t c = inType.getDimSize(1) / groups;
       int64_t f = weightType.getDimSize(0) / groups;
       SmallVector<OpFoldResult> inSizes = getSizes(rewriter, loc, input);
-      auto groupedIn = RankedTensorType::get(
-          {inType.getDimSize(0), groups, c, inType.getDimSize(2),
-           inType.getDimSize(3)},
-          inType.getElementType());
+      auto groupedIn =
+          RankedTensorType::get({inType.getDimSize(0), groups, c,
+                                 inType.getDimSize(2), inType.getDimSize(3)},
+                                inType.getElementType());
       Value gIn = tensor::ExpandShapeOp::create(
           rewriter, loc, groupedIn, input,
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}},
@@ -120,19 +119,19 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
       Value gW = tensor::ExpandShapeOp::create(
           rewriter, loc, groupedW, weight,
           ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}, {4}});
-      auto groupedOut = RankedTensorType::get(
-          {resultType.getDimSize(0), groups, f, resultType.getDimSize(2),
-           resultType.getDimSize(3)},
-          acc);
-      Value init = createFilled(
-          rewriter, loc, groupedOut,
-          {outSizes[0], rewriter.getIndexAttr(groups), rewriter.getIndexAttr(f),
-           outSizes[2], outSizes[3]},
-          zero);
-      Value gOut = linalg::Conv2DNgchwGfchwOp::create(
-                       rewriter, loc, groupedOut, ValueRange{gIn, gW}, init,
-                       attrs)
-                       .getResult(0);
+      auto groupedOut = RankedTensorType::get({resultType.getDimSize(0), groups,
+                                               f, resultType.getDimSize(2),
+                                               resultType.getDimSize(3)},
+                                              acc);
+      Value init =
+          createFilled(rewriter, loc, groupedOut,
+                       {outSizes[0], rewriter.getIndexAttr(groups),
+                        rewriter.getIndexAttr(f), outSizes[2], outSizes[3]},
+                       zero);
+      Value gOut =
+          linalg::Conv2DNgchwGfchwOp::create(rewriter, loc, groupedOut,
+                                             ValueRange{gIn, gW}, init, attrs)
+              .getResult(0);
       result = tensor::CollapseShapeOp::create(
           rewriter, loc, accType, gOut,
           ArrayRef<ReassociationIndices>{{0}, {1, 2}, {3}, {4}});
@@ -141,7 +140,8 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
     // Bias (per output channel) and rounding to the result dtype.
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<Value> inputs = {result};
-    SmallVector<AffineMap> maps = {AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    SmallVector<AffineMap> maps = {
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
     if (Value bias = adaptor.getBias()) {
       inputs.push_back(bias);
       maps.push_back(AffineMap::get(rank, 0, getAffineDimExpr(1, ctx)));
@@ -150,14 +150,15 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
       rewriter.replaceOp(op, result);
       return success();
     }
-    Value out = createGeneric(
-        rewriter, loc, inputs, maps, resultType, outSizes,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value y = args[0];
-          if (args.size() > 1)
-            y = arith::AddFOp::create(b, l, y, convertScalar(b, l, args[1], acc));
-          return convertScalar(b, l, y, element);
-        });
+    Value out =
+        createGeneric(rewriter, loc, inputs, maps, resultType, outSizes,
+                      [&](OpBuilder &b, Location l, ValueRange args) {
+                        Value y = args[0];
+                        if (args.size() > 1)
+                          y = arith::AddFOp::create(
+                              b, l, y, convertScalar(b, l, args[1], acc));
+                        return convertScalar(b, l, y, element);
+                      });
     rewriter.replaceOp(op, out);
     return success();
   }

@@ -18,8 +18,8 @@ namespace {
 /// constant would become a full-size global after bufferization).
 Value fillStatic(OpBuilder &b, Location loc, RankedTensorType type,
                  Value value) {
-  SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
-      type.getShape(), [&](int64_t s) -> OpFoldResult {
+  SmallVector<OpFoldResult> sizes =
+      llvm::map_to_vector(type.getShape(), [&](int64_t s) -> OpFoldResult {
         return b.getIndexAttr(s);
       });
   return createFilled(b, loc, type, sizes, value);
@@ -33,9 +33,10 @@ struct ConstantPattern : OpConversionPattern<ConstantOp> {
     auto dense = dyn_cast<DenseElementsAttr>(op.getValue());
     if (dense && dense.isSplat() && op.getType().getNumElements() > 1) {
       Value scalar = arith::ConstantOp::create(
-          rewriter, op.getLoc(), cast<TypedAttr>(dense.getSplatValue<Attribute>()));
-      rewriter.replaceOp(op,
-                         fillStatic(rewriter, op.getLoc(), op.getType(), scalar));
+          rewriter, op.getLoc(),
+          cast<TypedAttr>(dense.getSplatValue<Attribute>()));
+      rewriter.replaceOp(
+          op, fillStatic(rewriter, op.getLoc(), op.getType(), scalar));
       return success();
     }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
@@ -44,15 +45,13 @@ struct ConstantPattern : OpConversionPattern<ConstantOp> {
   }
 };
 
-template <typename OpTy>
-struct FullLikePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct FullLikePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value scalar = createScalarConstant(rewriter, op.getLoc(),
-                                        op.getType().getElementType(),
-                                        getFillValue(op));
+    Value scalar = createScalarConstant(
+        rewriter, op.getLoc(), op.getType().getElementType(), getFillValue(op));
     rewriter.replaceOp(op,
                        fillStatic(rewriter, op.getLoc(), op.getType(), scalar));
     return success();
@@ -75,7 +74,8 @@ struct ArangePattern : OpConversionPattern<ArangeOp> {
     bool isInt = !isa<FloatType>(element);
     // ATen computes start + i * step in int64 for integer results and in
     // double for floating ones.
-    Type acc = isInt ? Type(rewriter.getI64Type()) : Type(rewriter.getF64Type());
+    Type acc =
+        isInt ? Type(rewriter.getI64Type()) : Type(rewriter.getF64Type());
     double start = op.getStart().convertToDouble();
     double step = op.getStep().convertToDouble();
     if (isInt) {
@@ -114,7 +114,7 @@ struct ArangePattern : OpConversionPattern<ArangeOp> {
 } // namespace
 
 void tolinalg::populateCreationPatterns(RewritePatternSet &patterns) {
-  patterns.add<ConstantPattern, FullLikePattern<FullOp>,
-               FullLikePattern<ZerosOp>, FullLikePattern<OnesOp>,
-               ArangePattern>(patterns.getContext());
+  patterns
+      .add<ConstantPattern, FullLikePattern<FullOp>, FullLikePattern<ZerosOp>,
+           FullLikePattern<OnesOp>, ArangePattern>(patterns.getContext());
 }

@@ -41,7 +41,8 @@ struct ViewPattern : OpConversionPattern<ViewOp> {
     ArrayRef<int64_t> size = op.getSize();
     // The -1 entry is the element count divided by the explicit sizes.
     Value numel = getElementCount(
-        rewriter, loc, input, llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank())));
+        rewriter, loc, input,
+        llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank())));
     Value known = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t s : size)
       if (s != -1)
@@ -220,16 +221,17 @@ struct SlicePattern : OpConversionPattern<SliceOp> {
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
     int64_t step = op.getStep();
     strides[dim] = rewriter.getIndexAttr(step);
-    int64_t staticSize = cast<RankedTensorType>(input.getType()).getDimSize(dim);
+    int64_t staticSize =
+        cast<RankedTensorType>(input.getType()).getDimSize(dim);
     if (!ShapedType::isDynamic(staticSize)) {
-      auto [first, length] = getSliceOffsetAndLength(
-          op.getStart(), op.getEnd(), step, staticSize);
+      auto [first, length] =
+          getSliceOffsetAndLength(op.getStart(), op.getEnd(), step, staticSize);
       // An empty slice starts at 0 so the offset stays in bounds.
       offsets[dim] = rewriter.getIndexAttr(length == 0 ? 0 : first);
       sizes[dim] = rewriter.getIndexAttr(length);
-      rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
-                                 rewriter, loc, op.getType(), input, offsets,
-                                 sizes, strides));
+      rewriter.replaceOp(
+          op, tensor::ExtractSliceOp::create(rewriter, loc, op.getType(), input,
+                                             offsets, sizes, strides));
       return success();
     }
     Value size = getIndexValue(rewriter, loc, sizes[dim]);
@@ -274,10 +276,11 @@ struct SelectPattern : OpConversionPattern<SelectOp> {
     if (index >= 0)
       offsets[dim] = rewriter.getIndexAttr(index);
     else
-      offsets[dim] = arith::AddIOp::create(
-                         rewriter, loc, getIndexValue(rewriter, loc, sizes[dim]),
-                         arith::ConstantIndexOp::create(rewriter, loc, index))
-                         .getResult();
+      offsets[dim] =
+          arith::AddIOp::create(
+              rewriter, loc, getIndexValue(rewriter, loc, sizes[dim]),
+              arith::ConstantIndexOp::create(rewriter, loc, index))
+              .getResult();
     sizes[dim] = rewriter.getIndexAttr(1);
     // A rank-reducing slice drops the selected dimension.
     Value slice = tensor::ExtractSliceOp::create(
@@ -298,9 +301,9 @@ Value concatenate(OpBuilder &b, Location loc, ValueRange parts, int64_t dim,
   SmallVector<Value> offsets;
   for (Value part : parts) {
     offsets.push_back(total);
-    Value extent =
-        stacked ? arith::ConstantIndexOp::create(b, loc, 1).getResult()
-                : getIndexValue(b, loc, getSizes(b, loc, part)[dim]);
+    Value extent = stacked
+                       ? arith::ConstantIndexOp::create(b, loc, 1).getResult()
+                       : getIndexValue(b, loc, getSizes(b, loc, part)[dim]);
     total = arith::AddIOp::create(b, loc, total, extent);
   }
   if (stacked)
@@ -331,8 +334,8 @@ struct ConcatPattern : OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     RankedTensorType resultType = op.getType();
     Type element = resultType.getElementType();
-    SmallVector<Value> parts = llvm::map_to_vector(
-        adaptor.getTensors(), [&](Value v) {
+    SmallVector<Value> parts =
+        llvm::map_to_vector(adaptor.getTensors(), [&](Value v) {
           return convertTensor(rewriter, loc, op, v, element);
         });
     int64_t rank = resultType.getRank();
@@ -371,15 +374,15 @@ struct SplitPattern : OpConversionPattern<SplitOp> {
   }
 };
 
-template <typename OpTy>
-struct IdentityPattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct IdentityPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value input = adaptor.getSelf();
     if (input.getType() != op.getType())
-      input = tensor::CastOp::create(rewriter, op.getLoc(), op.getType(), input);
+      input =
+          tensor::CastOp::create(rewriter, op.getLoc(), op.getType(), input);
     rewriter.replaceOp(op, input);
     return success();
   }
@@ -388,11 +391,11 @@ struct IdentityPattern : OpConversionPattern<OpTy> {
 } // namespace
 
 void tolinalg::populateDataMovementPatterns(RewritePatternSet &patterns) {
-  patterns.add<ViewPattern, TransposeLikePattern<TOp>,
-               TransposeLikePattern<TransposeOp>,
-               TransposeLikePattern<PermuteOp>, ExpandPattern, SqueezePattern,
-               UnsqueezePattern, FlattenPattern, SlicePattern, SelectPattern,
-               ConcatPattern<CatOp, false>, ConcatPattern<StackOp, true>,
-               SplitPattern, IdentityPattern<CloneOp>,
-               IdentityPattern<ContiguousOp>>(patterns.getContext());
+  patterns
+      .add<ViewPattern, TransposeLikePattern<TOp>,
+           TransposeLikePattern<TransposeOp>, TransposeLikePattern<PermuteOp>,
+           ExpandPattern, SqueezePattern, UnsqueezePattern, FlattenPattern,
+           SlicePattern, SelectPattern, ConcatPattern<CatOp, false>,
+           ConcatPattern<StackOp, true>, SplitPattern, IdentityPattern<CloneOp>,
+           IdentityPattern<ContiguousOp>>(patterns.getContext());
 }

@@ -69,8 +69,9 @@ Value mul(OpBuilder &b, Location loc, Value x, Value y) {
 Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value shifted = arith::AddFOp::create(b, loc, x, constant(b, loc, t, 3));
-  Value clamped = minimum(b, loc, maximum(b, loc, shifted, constant(b, loc, t, 0)),
-                          constant(b, loc, t, 6));
+  Value clamped =
+      minimum(b, loc, maximum(b, loc, shifted, constant(b, loc, t, 0)),
+              constant(b, loc, t, 6));
   return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
 }
 
@@ -135,8 +136,7 @@ Value computeUnary(AbsOp, OpBuilder &b, Location loc, Value x) {
   return math::AbsIOp::create(b, loc, x);
 }
 
-template <typename OpTy>
-struct UnaryPattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct UnaryPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -208,8 +208,7 @@ Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
   return x;
 }
 
-template <typename OpTy>
-struct ClampLikePattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ClampLikePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -252,7 +251,8 @@ Type getBinaryComputeType(Operation *op, Value lhs, Value rhs) {
   auto lt = cast<RankedTensorType>(lhs.getType());
   auto rt = cast<RankedTensorType>(rhs.getType());
   Type promoted = resultElementType({lt, rt});
-  Type result = cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
+  Type result =
+      cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
   if (isFloat(result) && !isFloat(promoted))
     promoted = result;
   return getComputeType(promoted);
@@ -267,10 +267,12 @@ Value scaleByAlpha(OpBuilder &b, Location loc, Value y, double alpha) {
 }
 
 Value computeBinary(AddOp op, OpBuilder &b, Location loc, Value x, Value y) {
-  return add(b, loc, x, scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+  return add(b, loc, x,
+             scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
 }
 Value computeBinary(SubOp op, OpBuilder &b, Location loc, Value x, Value y) {
-  return sub(b, loc, x, scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+  return sub(b, loc, x,
+             scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
 }
 Value computeBinary(MulOp, OpBuilder &b, Location loc, Value x, Value y) {
   return mul(b, loc, x, y);
@@ -291,7 +293,8 @@ Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
   Type t = x.getType();
   Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
                                        constant(b, loc, t, 0));
-  Value safe = arith::SelectOp::create(b, loc, isZero, constant(b, loc, t, 1), y);
+  Value safe =
+      arith::SelectOp::create(b, loc, isZero, constant(b, loc, t, 1), y);
   if (mode && *mode == RoundingMode::floor)
     return arith::FloorDivSIOp::create(b, loc, x, safe);
   return arith::DivSIOp::create(b, loc, x, safe);
@@ -339,8 +342,7 @@ Predicates getPredicates(GeOp) {
           arith::CmpIPredicate::uge};
 }
 
-template <typename OpTy>
-struct BinaryPattern : OpConversionPattern<OpTy> {
+template <typename OpTy> struct BinaryPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -360,14 +362,15 @@ struct BinaryPattern : OpConversionPattern<OpTy> {
     return success();
   }
 
-  static Value computeScalar(OpTy op, OpBuilder &b, Location loc, Value x, Value y) {
+  static Value computeScalar(OpTy op, OpBuilder &b, Location loc, Value x,
+                             Value y) {
     if constexpr (llvm::is_one_of<OpTy, EqOp, NeOp, LtOp, LeOp, GtOp,
                                   GeOp>::value) {
       Predicates p = getPredicates(op);
       if (isFloat(x.getType()))
         return arith::CmpFOp::create(b, loc, p.f, x, y);
-      return arith::CmpIOp::create(b, loc,
-                                   x.getType().isInteger(1) ? p.ui : p.si, x, y);
+      return arith::CmpIOp::create(
+          b, loc, x.getType().isInteger(1) ? p.ui : p.si, x, y);
     } else {
       return computeBinary(op, b, loc, x, y);
     }
@@ -420,13 +423,13 @@ void tolinalg::populateElementwisePatterns(RewritePatternSet &patterns) {
                UnaryPattern<CosOp>, UnaryPattern<ErfOp>, UnaryPattern<SiluOp>,
                UnaryPattern<HardswishOp>, UnaryPattern<HardsigmoidOp>,
                UnaryPattern<NegOp>, UnaryPattern<AbsOp>>(ctx);
-  patterns.add<GeluPattern, ClampLikePattern<HardtanhOp>,
-               ClampLikePattern<ClampOp>, WherePattern,
-               ConvertElementTypePattern>(ctx);
-  patterns.add<BinaryPattern<AddOp>, BinaryPattern<SubOp>,
-               BinaryPattern<MulOp>, BinaryPattern<DivOp>,
-               BinaryPattern<PowOp>, BinaryPattern<MaximumOp>,
-               BinaryPattern<MinimumOp>, BinaryPattern<EqOp>,
-               BinaryPattern<NeOp>, BinaryPattern<LtOp>, BinaryPattern<LeOp>,
-               BinaryPattern<GtOp>, BinaryPattern<GeOp>>(ctx);
+  patterns
+      .add<GeluPattern, ClampLikePattern<HardtanhOp>, ClampLikePattern<ClampOp>,
+           WherePattern, ConvertElementTypePattern>(ctx);
+  patterns.add<BinaryPattern<AddOp>, BinaryPattern<SubOp>, BinaryPattern<MulOp>,
+               BinaryPattern<DivOp>, BinaryPattern<PowOp>,
+               BinaryPattern<MaximumOp>, BinaryPattern<MinimumOp>,
+               BinaryPattern<EqOp>, BinaryPattern<NeOp>, BinaryPattern<LtOp>,
+               BinaryPattern<LeOp>, BinaryPattern<GtOp>, BinaryPattern<GeOp>>(
+      ctx);
 }

@@ -136,15 +136,15 @@ struct LinearPattern : OpConversionPattern<LinearOp> {
     }
     int64_t k = inputType.getShape().back();
     auto matType = RankedTensorType::get({m, k}, inputType.getElementType());
-    Value mat = reshapeTo(rewriter, loc, input, matType,
-                          {mValue, inSizes.back()});
+    Value mat =
+        reshapeTo(rewriter, loc, input, matType, {mValue, inSizes.back()});
 
     // [M, K] x [N, K]^T: a matmul reading the weight transposed.
     AffineExpr d0, d1, d2;
     bindDims(ctx, d0, d1, d2);
-    SmallVector<AffineMap> maps = {
-        AffineMap::get(3, 0, {d0, d2}, ctx), AffineMap::get(3, 0, {d1, d2}, ctx),
-        AffineMap::get(3, 0, {d0, d1}, ctx)};
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d2}, ctx),
+                                   AffineMap::get(3, 0, {d1, d2}, ctx),
+                                   AffineMap::get(3, 0, {d0, d1}, ctx)};
     int64_t n = cast<RankedTensorType>(weight.getType()).getDimSize(0);
     OpFoldResult nSize = getSizes(rewriter, loc, weight)[0];
     Value acc = contract<linalg::MatmulOp>(
@@ -162,8 +162,9 @@ struct LinearPattern : OpConversionPattern<LinearOp> {
           Value y = args[0];
           if (args.size() > 1) {
             Value bias = convertScalar(b, l, args[1], t);
-            y = isa<FloatType>(t) ? arith::AddFOp::create(b, l, y, bias).getResult()
-                                  : arith::AddIOp::create(b, l, y, bias).getResult();
+            y = isa<FloatType>(t)
+                    ? arith::AddFOp::create(b, l, y, bias).getResult()
+                    : arith::AddIOp::create(b, l, y, bias).getResult();
           }
           return convertScalar(b, l, y, element);
         });

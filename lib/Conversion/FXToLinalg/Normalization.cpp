@@ -19,7 +19,6 @@ using namespace mlir::fx::tolinalg;
 
 namespace {
 
-
 struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -51,7 +50,9 @@ struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
         rewriter, loc, inputs, maps, resultType,
         getSizes(rewriter, loc, adaptor.getInput()),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto arg = [&](unsigned i) { return convertScalar(b, l, args[i], t); };
+          auto arg = [&](unsigned i) {
+            return convertScalar(b, l, args[i], t);
+          };
           Value centered = arith::SubFOp::create(b, l, arg(0), arg(1));
           Value var = arith::AddFOp::create(b, l, arg(2),
                                             createScalarConstant(b, l, t, eps));
@@ -90,9 +91,9 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
 
     // mean = sum(x) / N; var = sum((x - mean)^2) / N (biased, as PyTorch).
     Value zero = createScalarConstant(rewriter, loc, t, 0);
-    Value count = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getI64Type(),
-        getElementCount(rewriter, loc, input, dims));
+    Value count =
+        arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                   getElementCount(rewriter, loc, input, dims));
     Value countF = convertScalar(rewriter, loc, count, t);
     auto add = [](OpBuilder &b, Location l, Value x, Value a) -> Value {
       return arith::AddFOp::create(b, l, x, a);
@@ -101,13 +102,11 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
     auto rowType = cast<RankedTensorType>(sum.getType());
     SmallVector<OpFoldResult> rowSizes(ArrayRef(sizes).drop_back(n));
     auto rowIdentity = AffineMap::getMultiDimIdentityMap(rank - n, ctx);
-    Value mean = createGeneric(rewriter, loc, sum, rowIdentity, rowType,
-                               rowSizes,
-                               [&](OpBuilder &b, Location l, ValueRange args) {
-                                 return arith::DivFOp::create(b, l, args[0],
-                                                              countF)
-                                     .getResult();
-                               });
+    Value mean = createGeneric(
+        rewriter, loc, sum, rowIdentity, rowType, rowSizes,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return arith::DivFOp::create(b, l, args[0], countF).getResult();
+        });
     Value centered = createGeneric(
         rewriter, loc, {input, mean}, {identity, rows}, computeType, sizes,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -118,7 +117,8 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
     auto squareAdd = [](OpBuilder &b, Location l, Value x, Value a) -> Value {
       return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, x, x), a);
     };
-    Value sq = createReduction(rewriter, loc, centered, dims, t, zero, squareAdd);
+    Value sq =
+        createReduction(rewriter, loc, centered, dims, t, zero, squareAdd);
     double eps = op.getEps().convertToDouble();
     Value invStd = createGeneric(
         rewriter, loc, sq, rowIdentity, rowType, rowSizes,
@@ -133,8 +133,8 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
     // weight and bias have the normalized shape: the trailing n dims.
     AffineMap trailing = AffineMap::get(
         rank, 0,
-        llvm::map_to_vector(dims,
-                            [&](int64_t d) { return getAffineDimExpr(d, ctx); }),
+        llvm::map_to_vector(
+            dims, [&](int64_t d) { return getAffineDimExpr(d, ctx); }),
         ctx);
     SmallVector<Value> inputs = {centered, invStd};
     SmallVector<AffineMap> maps = {identity, rows};
@@ -148,19 +148,19 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
       inputs.push_back(adaptor.getBias());
       maps.push_back(trailing);
     }
-    Value result = createGeneric(
-        rewriter, loc, inputs, maps, resultType, sizes,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value y = arith::MulFOp::create(b, l, args[0], args[1]);
-          unsigned next = 2;
-          if (hasWeight)
-            y = arith::MulFOp::create(b, l, y,
-                                      convertScalar(b, l, args[next++], t));
-          if (hasBias)
-            y = arith::AddFOp::create(b, l, y,
-                                      convertScalar(b, l, args[next++], t));
-          return convertScalar(b, l, y, element);
-        });
+    Value result =
+        createGeneric(rewriter, loc, inputs, maps, resultType, sizes,
+                      [&](OpBuilder &b, Location l, ValueRange args) {
+                        Value y = arith::MulFOp::create(b, l, args[0], args[1]);
+                        unsigned next = 2;
+                        if (hasWeight)
+                          y = arith::MulFOp::create(
+                              b, l, y, convertScalar(b, l, args[next++], t));
+                        if (hasBias)
+                          y = arith::AddFOp::create(
+                              b, l, y, convertScalar(b, l, args[next++], t));
+                        return convertScalar(b, l, y, element);
+                      });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -219,13 +219,13 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
     Value result = createGeneric(
         rewriter, loc, {shifted, sum}, {identity, rows}, resultType, sizes,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value y = isLog ? arith::SubFOp::create(
-                                b, l, args[0], math::LogOp::create(b, l, args[1]))
-                                .getResult()
-                          : arith::DivFOp::create(
-                                b, l, math::ExpOp::create(b, l, args[0]),
-                                args[1])
-                                .getResult();
+          Value y =
+              isLog ? arith::SubFOp::create(b, l, args[0],
+                                            math::LogOp::create(b, l, args[1]))
+                          .getResult()
+                    : arith::DivFOp::create(
+                          b, l, math::ExpOp::create(b, l, args[0]), args[1])
+                          .getResult();
           return convertScalar(b, l, y, element);
         });
     rewriter.replaceOp(op, result);
@@ -236,7 +236,7 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
 } // namespace
 
 void tolinalg::populateNormalizationPatterns(RewritePatternSet &patterns) {
-  patterns.add<BatchNormPattern, LayerNormPattern,
-               SoftmaxPattern<SoftmaxOp, false>,
-               SoftmaxPattern<LogSoftmaxOp, true>>(patterns.getContext());
+  patterns
+      .add<BatchNormPattern, LayerNormPattern, SoftmaxPattern<SoftmaxOp, false>,
+           SoftmaxPattern<LogSoftmaxOp, true>>(patterns.getContext());
 }

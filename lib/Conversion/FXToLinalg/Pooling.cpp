@@ -116,8 +116,8 @@ Value pool(OpBuilder &b, Location loc, Value padded, const PoolGeometry &g,
            RankedTensorType outType, ArrayRef<OpFoldResult> outSizes,
            Value init) {
   Value filled = createFilled(b, loc, outType, outSizes, init);
-  Value window = tensor::EmptyOp::create(b, loc, g.kernel,
-                                         outType.getElementType());
+  Value window =
+      tensor::EmptyOp::create(b, loc, g.kernel, outType.getElementType());
   SmallVector<NamedAttribute> attrs = {
       b.getNamedAttr("strides", b.getI64VectorAttr(g.stride)),
       b.getNamedAttr("dilations", b.getI64VectorAttr(g.dilation))};
@@ -137,9 +137,9 @@ struct MaxPool2dPattern : OpConversionPattern<MaxPool2dOp> {
     if (failed(checkStaticSpatial(op, inputType, resultType)))
       return failure();
     Type element = resultType.getElementType();
-    PoolGeometry g = getGeometry(inputType, resultType, op.getKernelSize(),
-                                 op.getStride(), op.getPadding(),
-                                 op.getDilation());
+    PoolGeometry g =
+        getGeometry(inputType, resultType, op.getKernelSize(), op.getStride(),
+                    op.getPadding(), op.getDilation());
     Value input = addBatchDim(rewriter, loc, adaptor.getSelf());
     Value lowest = createExtremeConstant(rewriter, loc, element, true);
     Value padded = pad4d(rewriter, loc, input, g, lowest);
@@ -164,9 +164,9 @@ struct MaxPool2dWithIndicesPattern
     if (failed(checkStaticSpatial(op, inputType, resultType)))
       return failure();
     Type element = resultType.getElementType();
-    PoolGeometry g = getGeometry(inputType, resultType, op.getKernelSize(),
-                                 op.getStride(), op.getPadding(),
-                                 op.getDilation());
+    PoolGeometry g =
+        getGeometry(inputType, resultType, op.getKernelSize(), op.getStride(),
+                    op.getPadding(), op.getDilation());
     Value input = addBatchDim(rewriter, loc, adaptor.getSelf());
     Value lowest = createExtremeConstant(rewriter, loc, element, true);
     Value padded = pad4d(rewriter, loc, input, g, lowest);
@@ -181,11 +181,11 @@ struct MaxPool2dWithIndicesPattern
     // (n, c, oh, ow, kh, kw) -> padded[n, c, oh*s + kh*d, ow*s + kw*d]
     AffineExpr n, c, oh, ow, kh, kw;
     bindDims(ctx, n, c, oh, ow, kh, kw);
-    AffineMap inMap = AffineMap::get(
-        6, 0,
-        {n, c, oh * g.stride[0] + kh * g.dilation[0],
-         ow * g.stride[1] + kw * g.dilation[1]},
-        ctx);
+    AffineMap inMap =
+        AffineMap::get(6, 0,
+                       {n, c, oh * g.stride[0] + kh * g.dilation[0],
+                        ow * g.stride[1] + kw * g.dilation[1]},
+                       ctx);
     AffineMap outMap = AffineMap::get(6, 0, {n, c, oh, ow}, ctx);
     AffineMap windowMap = AffineMap::get(6, 0, {kh, kw}, ctx);
     Value window = tensor::EmptyOp::create(rewriter, loc, g.kernel, element);
@@ -204,7 +204,9 @@ struct MaxPool2dWithIndicesPattern
             return arith::IndexCastOp::create(b, l, i64,
                                               linalg::IndexOp::create(b, l, d));
           };
-          auto c64 = [&](int64_t x) { return createScalarConstant(b, l, i64, x); };
+          auto c64 = [&](int64_t x) {
+            return createScalarConstant(b, l, i64, x);
+          };
           // Unpadded input position of this window element.
           Value h = arith::SubIOp::create(
               b, l,
@@ -290,7 +292,9 @@ struct AvgPool2dPattern : OpConversionPattern<AvgPool2dOp> {
         rewriter, loc, sum, AffineMap::getMultiDimIdentityMap(4, ctx), out4d,
         outSizes, [&](OpBuilder &b, Location l, ValueRange args) {
           Type i64 = b.getI64Type();
-          auto c64 = [&](int64_t x) { return createScalarConstant(b, l, i64, x); };
+          auto c64 = [&](int64_t x) {
+            return createScalarConstant(b, l, i64, x);
+          };
           Value divisor;
           if (override) {
             divisor = c64(*override);
@@ -346,9 +350,9 @@ struct AdaptiveAvgPool2dPattern : OpConversionPattern<AdaptiveAvgPool2dOp> {
     for (int i = 0; i < 2; ++i) {
       maxWindow[i] = 0;
       for (int64_t o = 0; o < out[i]; ++o)
-        maxWindow[i] = std::max(maxWindow[i],
-                                (((o + 1) * in[i] + out[i] - 1) / out[i]) -
-                                    (o * in[i]) / out[i]);
+        maxWindow[i] =
+            std::max(maxWindow[i], (((o + 1) * in[i] + out[i] - 1) / out[i]) -
+                                       (o * in[i]) / out[i]);
     }
     Value input = addBatchDim(rewriter, loc, adaptor.getSelf());
     SmallVector<OpFoldResult> outSizes = getSizes(rewriter, loc, input);
@@ -357,8 +361,8 @@ struct AdaptiveAvgPool2dPattern : OpConversionPattern<AdaptiveAvgPool2dOp> {
     RankedTensorType out4d = get4dType(resultType, element);
     Value zero = createScalarConstant(rewriter, loc, acc, 0);
     Value init = createFilled(rewriter, loc, out4d.clone(acc), outSizes, zero);
-    Value window =
-        tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{maxWindow[0], maxWindow[1]}, acc);
+    Value window = tensor::EmptyOp::create(
+        rewriter, loc, ArrayRef<int64_t>{maxWindow[0], maxWindow[1]}, acc);
     MLIRContext *ctx = rewriter.getContext();
     AffineExpr n, c, oh, ow, kh, kw;
     bindDims(ctx, n, c, oh, ow, kh, kw);
@@ -386,9 +390,9 @@ struct AdaptiveAvgPool2dPattern : OpConversionPattern<AdaptiveAvgPool2dOp> {
         ValueRange{init},
         {AffineMap::get(6, 0, {kh, kw}, ctx),
          AffineMap::get(6, 0, {n, c, oh, ow}, ctx)},
-        {IteratorType::parallel, IteratorType::parallel,
-         IteratorType::parallel, IteratorType::parallel,
-         IteratorType::reduction, IteratorType::reduction},
+        {IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+         IteratorType::parallel, IteratorType::reduction,
+         IteratorType::reduction},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value pos[2], valid = nullptr;
           for (int i = 0; i < 2; ++i) {
@@ -397,10 +401,10 @@ struct AdaptiveAvgPool2dPattern : OpConversionPattern<AdaptiveAvgPool2dOp> {
             Value start = startOf(b, l, o, in[i], out[i]);
             Value end = endOf(b, l, o, in[i], out[i]);
             Value p = arith::AddIOp::create(b, l, start, k);
-            Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
-                                             p, end);
-            valid = valid ? arith::AndIOp::create(b, l, valid, ok).getResult()
-                          : ok;
+            Value ok =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, p, end);
+            valid =
+                valid ? arith::AndIOp::create(b, l, valid, ok).getResult() : ok;
             // Keep the read in bounds for skipped positions.
             pos[i] = arith::MinUIOp::create(
                 b, l, p, arith::ConstantIndexOp::create(b, l, in[i] - 1));
@@ -422,13 +426,15 @@ struct AdaptiveAvgPool2dPattern : OpConversionPattern<AdaptiveAvgPool2dOp> {
           Value count = nullptr;
           for (int i = 0; i < 2; ++i) {
             Value o = linalg::IndexOp::create(b, l, 2 + i);
-            Value extent = arith::SubIOp::create(
-                b, l, endOf(b, l, o, in[i], out[i]),
-                startOf(b, l, o, in[i], out[i]));
-            count = count ? arith::MulIOp::create(b, l, count, extent).getResult()
-                          : extent;
+            Value extent =
+                arith::SubIOp::create(b, l, endOf(b, l, o, in[i], out[i]),
+                                      startOf(b, l, o, in[i], out[i]));
+            count = count
+                        ? arith::MulIOp::create(b, l, count, extent).getResult()
+                        : extent;
           }
-          Value countI = arith::IndexCastOp::create(b, l, b.getI64Type(), count);
+          Value countI =
+              arith::IndexCastOp::create(b, l, b.getI64Type(), count);
           Value avg = arith::DivFOp::create(b, l, args[0],
                                             convertScalar(b, l, countI, acc));
           return convertScalar(b, l, avg, element);

@@ -29,8 +29,7 @@ SmallVector<int64_t> getReducedDims(ArrayRef<int64_t> dims, int64_t rank) {
 /// Sizes of the result: input sizes without the reduced dims, or with them
 /// as 1 under keepdim.
 SmallVector<OpFoldResult> getResultSizes(OpBuilder &b, Location loc,
-                                         Value input,
-                                         ArrayRef<int64_t> reduced,
+                                         Value input, ArrayRef<int64_t> reduced,
                                          bool keepdim) {
   SmallVector<OpFoldResult> sizes;
   for (auto [i, size] : llvm::enumerate(getSizes(b, loc, input))) {
@@ -105,8 +104,8 @@ struct ReductionPattern : OpConversionPattern<OpTy> {
     auto accType = cast<RankedTensorType>(result.getType());
     if (kind == Kind::Mean) {
       Value count = getElementCount(rewriter, loc, input, reduced);
-      Value countI64 = arith::IndexCastOp::create(
-          rewriter, loc, rewriter.getI64Type(), count);
+      Value countI64 = arith::IndexCastOp::create(rewriter, loc,
+                                                  rewriter.getI64Type(), count);
       Value countF = convertScalar(rewriter, loc, countI64, acc);
       result = createElementwise(
           rewriter, loc, op, result, accType,
@@ -115,9 +114,9 @@ struct ReductionPattern : OpConversionPattern<OpTy> {
           });
     }
     result = convertTensor(rewriter, loc, op, result, element);
-    result = reshapeTo(rewriter, loc, result, resultType,
-                       getResultSizes(rewriter, loc, input, reduced,
-                                      op.getKeepdim()));
+    result = reshapeTo(
+        rewriter, loc, result, resultType,
+        getResultSizes(rewriter, loc, input, reduced, op.getKeepdim()));
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -126,8 +125,8 @@ struct ReductionPattern : OpConversionPattern<OpTy> {
 } // namespace
 
 void tolinalg::populateReductionPatterns(RewritePatternSet &patterns) {
-  patterns.add<ReductionPattern<SumOp, Kind::Sum>,
-               ReductionPattern<MeanOp, Kind::Mean>,
-               ReductionPattern<AmaxOp, Kind::Max>,
-               ReductionPattern<AminOp, Kind::Min>>(patterns.getContext());
+  patterns.add<
+      ReductionPattern<SumOp, Kind::Sum>, ReductionPattern<MeanOp, Kind::Mean>,
+      ReductionPattern<AmaxOp, Kind::Max>, ReductionPattern<AminOp, Kind::Min>>(
+      patterns.getContext());
 }

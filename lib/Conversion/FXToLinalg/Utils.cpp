@@ -22,7 +22,8 @@ Type tolinalg::getComputeType(Type elementType) {
   return elementType;
 }
 
-Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value value, Type to) {
+Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value value,
+                              Type to) {
   Type from = value.getType();
   if (from == to)
     return value;
@@ -60,7 +61,7 @@ Value tolinalg::convertScalar(OpBuilder &b, Location loc, Value value, Type to) 
 }
 
 Value tolinalg::createScalarConstant(OpBuilder &b, Location loc, Type type,
-                                   double value) {
+                                     double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
   if (type.isIndex())
@@ -72,7 +73,7 @@ Value tolinalg::createScalarConstant(OpBuilder &b, Location loc, Type type,
 }
 
 Value tolinalg::createExtremeConstant(OpBuilder &b, Location loc, Type type,
-                                    bool lowest) {
+                                      bool lowest) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc,
@@ -87,7 +88,7 @@ Value tolinalg::createExtremeConstant(OpBuilder &b, Location loc, Type type,
 }
 
 SmallVector<OpFoldResult> tolinalg::getSizes(OpBuilder &b, Location loc,
-                                           Value value) {
+                                             Value value) {
   return tensor::getMixedSizes(b, loc, value);
 }
 
@@ -96,7 +97,7 @@ Value tolinalg::getIndexValue(OpBuilder &b, Location loc, OpFoldResult size) {
 }
 
 Value tolinalg::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
-                          ArrayRef<OpFoldResult> sizes) {
+                            ArrayRef<OpFoldResult> sizes) {
   SmallVector<Value> dynamic;
   for (auto [i, size] : llvm::enumerate(sizes))
     if (type.isDynamicDim(i))
@@ -105,14 +106,15 @@ Value tolinalg::createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
 }
 
 Value tolinalg::createFilled(OpBuilder &b, Location loc, RankedTensorType type,
-                           ArrayRef<OpFoldResult> sizes, Value value) {
+                             ArrayRef<OpFoldResult> sizes, Value value) {
   Value empty = createEmpty(b, loc, type, sizes);
   return linalg::FillOp::create(b, loc, value, empty).getResult(0);
 }
 
 Value tolinalg::createElementwise(OpBuilder &b, Location loc, Operation *op,
-                                ValueRange inputs, RankedTensorType resultType,
-                                ScalarBody body) {
+                                  ValueRange inputs,
+                                  RankedTensorType resultType,
+                                  ScalarBody body) {
   int64_t rank = resultType.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<OpFoldResult> resultSizes(rank);
@@ -175,20 +177,20 @@ Value tolinalg::createElementwise(OpBuilder &b, Location loc, Operation *op,
 }
 
 Value tolinalg::convertTensor(OpBuilder &b, Location loc, Operation *op,
-                            Value input, Type elementType) {
+                              Value input, Type elementType) {
   auto type = cast<RankedTensorType>(input.getType());
   if (type.getElementType() == elementType)
     return input;
-  return createElementwise(
-      b, loc, op, input, type.clone(elementType),
-      [&](OpBuilder &nb, Location nloc, ValueRange args) {
-        return convertScalar(nb, nloc, args[0], elementType);
-      });
+  return createElementwise(b, loc, op, input, type.clone(elementType),
+                           [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                             return convertScalar(nb, nloc, args[0],
+                                                  elementType);
+                           });
 }
 
 Value tolinalg::reshapeTo(OpBuilder &b, Location loc, Value input,
-                        RankedTensorType resultType,
-                        ArrayRef<OpFoldResult> resultSizes) {
+                          RankedTensorType resultType,
+                          ArrayRef<OpFoldResult> resultSizes) {
   auto inputType = cast<RankedTensorType>(input.getType());
   if (inputType == resultType)
     return input;
@@ -199,10 +201,9 @@ Value tolinalg::reshapeTo(OpBuilder &b, Location loc, Value input,
                                                : ShapedType::kDynamic;
     auto flatType = RankedTensorType::get({numel}, inputType.getElementType());
     if (inputType.getRank() == 0) {
-      flat = tensor::ExpandShapeOp::create(b, loc, flatType, input,
-                                           ArrayRef<ReassociationIndices>{},
-                                           ArrayRef<OpFoldResult>{
-                                               b.getIndexAttr(1)});
+      flat = tensor::ExpandShapeOp::create(
+          b, loc, flatType, input, ArrayRef<ReassociationIndices>{},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
     } else {
       SmallVector<ReassociationIndices> reassociation(1);
       for (int64_t i = 0; i < inputType.getRank(); ++i)
@@ -216,7 +217,8 @@ Value tolinalg::reshapeTo(OpBuilder &b, Location loc, Value input,
   int64_t flatSize = resultType.hasStaticShape()
                          ? std::max<int64_t>(resultType.getNumElements(), 0)
                          : ShapedType::kDynamic;
-  auto flatType = RankedTensorType::get({flatSize}, resultType.getElementType());
+  auto flatType =
+      RankedTensorType::get({flatSize}, resultType.getElementType());
   if (flat.getType() != flatType)
     flat = tensor::CastOp::create(b, loc, flatType, flat);
   if (resultType.getRank() == 1)
@@ -234,10 +236,10 @@ Value tolinalg::reshapeTo(OpBuilder &b, Location loc, Value input,
 }
 
 Value tolinalg::createGeneric(OpBuilder &b, Location loc, ValueRange inputs,
-                            ArrayRef<AffineMap> inputMaps,
-                            RankedTensorType resultType,
-                            ArrayRef<OpFoldResult> resultSizes,
-                            ScalarBody body) {
+                              ArrayRef<AffineMap> inputMaps,
+                              RankedTensorType resultType,
+                              ArrayRef<OpFoldResult> resultSizes,
+                              ScalarBody body) {
   int64_t rank = resultType.getRank();
   SmallVector<AffineMap> maps(inputMaps);
   maps.push_back(AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
@@ -255,7 +257,7 @@ Value tolinalg::createGeneric(OpBuilder &b, Location loc, ValueRange inputs,
 }
 
 AffineMap tolinalg::getDropDimsMap(MLIRContext *ctx, int64_t rank,
-                                 ArrayRef<int64_t> dims) {
+                                   ArrayRef<int64_t> dims) {
   SmallVector<AffineExpr> exprs;
   for (int64_t i = 0; i < rank; ++i)
     if (!llvm::is_contained(dims, i))
@@ -264,8 +266,8 @@ AffineMap tolinalg::getDropDimsMap(MLIRContext *ctx, int64_t rank,
 }
 
 Value tolinalg::createReduction(OpBuilder &b, Location loc, Value input,
-                              ArrayRef<int64_t> dims, Type accType, Value init,
-                              Combiner combine) {
+                                ArrayRef<int64_t> dims, Type accType,
+                                Value init, Combiner combine) {
   auto type = cast<RankedTensorType>(input.getType());
   int64_t rank = type.getRank();
   SmallVector<int64_t> shape;
@@ -298,7 +300,7 @@ Value tolinalg::createReduction(OpBuilder &b, Location loc, Value input,
 }
 
 Value tolinalg::getElementCount(OpBuilder &b, Location loc, Value value,
-                              ArrayRef<int64_t> dims) {
+                                ArrayRef<int64_t> dims) {
   Value count = arith::ConstantIndexOp::create(b, loc, 1);
   for (int64_t d : dims)
     count = arith::MulIOp::create(b, loc, count,
@@ -307,15 +309,14 @@ Value tolinalg::getElementCount(OpBuilder &b, Location loc, Value value,
 }
 
 Value tolinalg::padTensor(OpBuilder &b, Location loc, Value input,
-                        ArrayRef<int64_t> low, ArrayRef<int64_t> high,
-                        Value value) {
+                          ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                          Value value) {
   if (llvm::all_of(low, [](int64_t p) { return p == 0; }) &&
       llvm::all_of(high, [](int64_t p) { return p == 0; }))
     return input;
   auto toAttrs = [&](ArrayRef<int64_t> pads) {
-    return llvm::map_to_vector(pads, [&](int64_t p) -> OpFoldResult {
-      return b.getIndexAttr(p);
-    });
+    return llvm::map_to_vector(
+        pads, [&](int64_t p) -> OpFoldResult { return b.getIndexAttr(p); });
   };
   return tensor::PadOp::create(b, loc, Type(), input, toAttrs(low),
                                toAttrs(high), value);

@@ -1,4 +1,5 @@
-//===- Utils.h - helpers shared by the FX to linalg patterns -----*- C++ -*-===//
+//===- Utils.h - helpers shared by the FX to linalg patterns -----*- C++
+//-*-===//
 
 #ifndef FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
 #define FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
@@ -21,12 +22,10 @@ Type getComputeType(Type elementType);
 Value convertScalar(OpBuilder &b, Location loc, Value value, Type to);
 
 /// A scalar constant of int, float or i1 `type` holding `value`.
-Value createScalarConstant(OpBuilder &b, Location loc, Type type,
-                           double value);
+Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 
 /// The identity of max (the lowest value) or min (the highest) for `type`.
-Value createExtremeConstant(OpBuilder &b, Location loc, Type type,
-                            bool lowest);
+Value createExtremeConstant(OpBuilder &b, Location loc, Type type, bool lowest);
 
 /// `tensor.empty` of `type`, taking dynamic sizes from `sizes` (one entry per
 /// dimension; only the dynamic ones are read).
@@ -80,11 +79,12 @@ Value getElementCount(OpBuilder &b, Location loc, Value value,
 
 /// Reshapes `input` (same number of elements) to `resultType`, whose dynamic
 /// sizes come from `resultSizes`: collapse to 1-D, then expand. Both are
-/// views, so this costs no copy after bufferization. (same number of elements) to `resultType`, whose dynamic
-/// sizes come from `resultSizes`: collapse to 1-D, then expand. Both are
-/// views, so this costs no copy after bufferization.
+/// views, so this costs no copy after bufferization. (same number of elements)
+/// to `resultType`, whose dynamic sizes come from `resultSizes`: collapse to
+/// 1-D, then expand. Both are views, so this costs no copy after bufferization.
 Value reshapeTo(OpBuilder &b, Location loc, Value input,
-                RankedTensorType resultType, ArrayRef<OpFoldResult> resultSizes);
+                RankedTensorType resultType,
+                ArrayRef<OpFoldResult> resultSizes);
 
 /// The sizes of `value`'s dimensions, static as attributes and dynamic as
 /// `tensor.dim` values.

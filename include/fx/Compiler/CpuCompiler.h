@@ -1,0 +1,84 @@
+//===- CpuCompiler.h - compile FX functions to CPU code in memory -*- C++
+//-*-===//
+//
+// The compiler side of CPU execution: specializes an FX function to concrete
+// input shapes, lowers it with fx-cpu-pipeline and JIT-compiles it with LLVM
+// (MLIR's ExecutionEngine, ORC underneath). The result is called through the
+// MLIR-free runtime (fx/Runtime/CpuFunction.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_COMPILER_CPUCOMPILER_H
+#define FX_COMPILER_CPUCOMPILER_H
+
+#include "fx/Runtime/CpuFunction.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace fx {
+
+/// The runtime dtype of an FX element type, if it has one.
+std::optional<rt::DType> toDType(mlir::Type elementType);
+
+/// The MLIR element type of a runtime dtype, if the FX dialect has it.
+mlir::Type toElementType(mlir::MLIRContext *ctx, rt::DType dtype);
+
+/// The public function named `name`, or the only public function with a
+/// body when `name` is empty. Emits an error and returns null otherwise.
+mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
+
+/// Gives the arguments of `func` the static `shapes` (one per argument) and
+/// refines the types of the whole function (fx-refine-shapes). Emits an
+/// error at the argument's function and fails if a shape does not fit the
+/// declared type.
+mlir::LogicalResult
+specializeArguments(mlir::func::FuncOp func,
+                    llvm::ArrayRef<std::vector<int64_t>> shapes);
+
+/// The signature of `func`, whose types must be static tensors of FX
+/// dtypes; otherwise emits an error naming the argument or result.
+mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func);
+
+/// Options of compileForCpu.
+struct CpuCompileOptions {
+  /// Fuse elementwise producer/consumer chains (fx-cpu-pipeline option).
+  bool fuseElementwise = true;
+  /// LLVM optimization level.
+  unsigned optLevel = 3;
+};
+
+/// Code compiled in memory; functions stay valid while it lives.
+class JitModule {
+public:
+  ~JitModule();
+  JitModule(JitModule &&) = delete;
+
+  /// The C-interface entry point of public function `name`.
+  llvm::Expected<rt::PackedFunction> lookup(llvm::StringRef name) const;
+
+  /// Lowers `module` (FX dialect, consumed) with fx-cpu-pipeline and
+  /// JIT-compiles it for the host CPU. Errors are emitted as diagnostics.
+  static mlir::FailureOr<std::unique_ptr<JitModule>>
+  compile(mlir::ModuleOp module, const CpuCompileOptions &options);
+
+private:
+  explicit JitModule(std::unique_ptr<mlir::ExecutionEngine> engine);
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+
+/// Registers the dialects, passes and LLVM translations that CPU
+/// compilation needs in `registry`.
+void registerCpuCompilerDependencies(mlir::DialectRegistry &registry);
+
+} // namespace fx
+
+#endif // FX_COMPILER_CPUCOMPILER_H

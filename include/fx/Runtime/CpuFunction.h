@@ -1,0 +1,70 @@
+//===- CpuFunction.h - calling compiled CPU code -----------------*- C++
+//-*-===//
+//
+// Calls a function compiled by fx-cpu-pipeline through its C interface. Plain
+// C++: no MLIR or LLVM headers, so deployments carry only the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_RUNTIME_CPUFUNCTION_H
+#define FX_RUNTIME_CPUFUNCTION_H
+
+#include "fx/Runtime/Status.h"
+#include "fx/Runtime/Tensor.h"
+
+#include <string>
+#include <vector>
+
+namespace fx::rt {
+
+/// The name, dtype and static shape of one input or output.
+struct TensorSpec {
+  std::string name;
+  DType dtype;
+  std::vector<int64_t> shape;
+
+  /// E.g. "f32[2, 3]".
+  std::string str() const;
+};
+
+/// Inputs (in argument order) and outputs of a compiled entry point.
+struct FunctionSignature {
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+/// The calling convention of compiled graphs: the packed wrapper of
+/// `_mlir_ciface_<entry>`, called with `args[i]` pointing to a pointer to
+/// the memref descriptor of input i, then of each output. Descriptors are
+/// `{allocated, aligned, offset, sizes[rank], strides[rank]}` with 64-bit
+/// fields; outputs are written into caller-provided buffers.
+using PackedFunction = void (*)(void **);
+
+/// A compiled entry point with its signature.
+class CpuFunction {
+public:
+  CpuFunction(PackedFunction function, FunctionSignature signature)
+      : function(function), sig(std::move(signature)) {}
+
+  const FunctionSignature &signature() const { return sig; }
+
+  /// Checks `inputs` against the signature (count, dtype, shape; errors name
+  /// the input), allocates the outputs and runs.
+  Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs) const;
+
+  /// Like run, writing into caller-provided `outputs` (checked likewise).
+  Status runInto(const std::vector<Tensor> &inputs,
+                 std::vector<Tensor> &outputs) const;
+
+  /// Checks that `tensor` matches `spec`; `what` names it in the message.
+  static Status check(const TensorSpec &spec, const Tensor &tensor,
+                      const std::string &what);
+
+private:
+  PackedFunction function;
+  FunctionSignature sig;
+};
+
+} // namespace fx::rt
+
+#endif // FX_RUNTIME_CPUFUNCTION_H

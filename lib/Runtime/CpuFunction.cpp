@@ -1,0 +1,96 @@
+//===- CpuFunction.cpp - calling compiled CPU code ------------------------===//
+
+#include "fx/Runtime/CpuFunction.h"
+
+#include <cstdint>
+#include <sstream>
+
+using namespace fx::rt;
+
+std::string TensorSpec::str() const {
+  std::ostringstream os;
+  os << dtypeName(dtype) << "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+Status CpuFunction::check(const TensorSpec &spec, const Tensor &tensor,
+                          const std::string &what) {
+  if (tensor.dtype() != spec.dtype || tensor.shape() != spec.shape)
+    return Status::error(what + " expects " + spec.str() + ", got " +
+                         dtypeName(tensor.dtype()) + tensor.shapeString());
+  return Status::ok();
+}
+
+namespace {
+/// A memref descriptor laid out as 64-bit words, with row-major strides.
+std::vector<int64_t> makeDescriptor(const Tensor &tensor) {
+  const std::vector<int64_t> &shape = tensor.shape();
+  size_t rank = shape.size();
+  std::vector<int64_t> desc(3 + 2 * rank);
+  auto ptr = reinterpret_cast<intptr_t>(tensor.data());
+  desc[0] = static_cast<int64_t>(ptr);
+  desc[1] = static_cast<int64_t>(ptr);
+  desc[2] = 0;
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    desc[3 + i] = shape[i];
+    desc[3 + rank + i] = stride;
+    stride *= shape[i];
+  }
+  return desc;
+}
+} // namespace
+
+Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
+                            std::vector<Tensor> &outputs) const {
+  if (inputs.size() != sig.inputs.size())
+    return Status::error("expected " + std::to_string(sig.inputs.size()) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  if (outputs.size() != sig.outputs.size())
+    return Status::error("expected " + std::to_string(sig.outputs.size()) +
+                         " outputs, got " + std::to_string(outputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Status s =
+        check(sig.inputs[i], inputs[i],
+              "input " + std::to_string(i) + " (" + sig.inputs[i].name + ")");
+    if (!s.isOk())
+      return s;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    Status s = check(sig.outputs[i], outputs[i], "output " + std::to_string(i));
+    if (!s.isOk())
+      return s;
+  }
+  std::vector<std::vector<int64_t>> descriptors;
+  descriptors.reserve(inputs.size() + outputs.size());
+  for (const Tensor &t : inputs)
+    descriptors.push_back(makeDescriptor(t));
+  for (const Tensor &t : outputs)
+    descriptors.push_back(makeDescriptor(t));
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> args;
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+  function(args.data());
+  return Status::ok();
+}
+
+Result<std::vector<Tensor>>
+CpuFunction::run(const std::vector<Tensor> &inputs) const {
+  std::vector<Tensor> outputs;
+  for (const TensorSpec &spec : sig.outputs) {
+    Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
+    if (!t.isOk())
+      return t.status();
+    outputs.push_back(t.take());
+  }
+  Status s = runInto(inputs, outputs);
+  if (!s.isOk())
+    return s;
+  return outputs;
+}

@@ -1,0 +1,77 @@
+//===- RuntimeTestUtils.h - temp dirs and file bytes for tests -*- C++ -*-===//
+//
+// Helpers shared by the runtime's I/O tests: a scratch directory removed
+// after each test, and reading/writing files byte by byte to build malformed
+// inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
+#define FX_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+namespace fx::rt::testing {
+
+/// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
+class TempDir {
+public:
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base && *base ? base : "/tmp") + "/fx-rt-test-XXXXXX";
+    char *made = mkdtemp(pattern.data());
+    EXPECT_NE(made, nullptr) << "mkdtemp failed";
+    dir = pattern;
+  }
+  ~TempDir() {
+    std::string command = "rm -rf '" + dir + "'";
+    (void)std::system(command.c_str());
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+
+  /// `name` inside the directory.
+  std::string path(const std::string &name) const { return dir + "/" + name; }
+  const std::string &root() const { return dir; }
+
+private:
+  std::string dir;
+};
+
+inline void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+inline std::string readBytes(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>());
+}
+
+/// `value` as `count` little-endian bytes.
+inline std::string le(uint64_t value, int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i)
+    out.push_back(char((value >> (8 * i)) & 0xff));
+  return out;
+}
+
+/// True if /usr/bin/python3 can import numpy.
+inline bool haveNumpy() {
+  static const bool have =
+      std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0;
+  return have;
+}
+
+} // namespace fx::rt::testing
+
+#endif // FX_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
