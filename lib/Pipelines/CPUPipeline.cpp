@@ -34,7 +34,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       // Loops, then LLVM.
       ",func.func(convert-linalg-to-loops)"
       ",lower-affine,convert-scf-to-cf,expand-strided-metadata"
-      ",finalize-memref-to-llvm,convert-math-to-llvm,convert-math-to-libm"
+      ",convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm"
+      ",convert-math-to-libm"
       ",convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm"
       ",convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))

@@ -267,8 +267,12 @@ int main(int argc, char **argv) {
     args.push_back(std::move(tensor));
   }
 
-  // Compile.
+  // Compile only the entry point and what it calls.
   auto compileStart = std::chrono::steady_clock::now();
+  for (auto other :
+       llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+    if (other != func && SymbolTable::symbolKnownUseEmpty(other, *module))
+      other.erase();
   if (failed(fx::specializeArguments(func, shapes)))
     return kError;
   FailureOr<rt::FunctionSignature> signature = fx::getSignature(func);

@@ -245,9 +245,11 @@ template <typename OpTy> struct ClampLikePattern : OpConversionPattern<OpTy> {
 // Binary
 //===----------------------------------------------------------------------===//
 
-/// The dtype a binary op computes in: the promoted operand dtype, widened to
-/// the result's when that is floating (true division of integers).
-Type getBinaryComputeType(Operation *op, Value lhs, Value rhs) {
+/// The common dtype of a binary op's operands (torch.result_type, widened to
+/// the result's dtype for true division of integers). Like PyTorch's
+/// TensorIterator, operands are first cast to it and then computed in its
+/// compute type, so an f32 scalar added to an f16 tensor is rounded to f16.
+Type getCommonType(Operation *op, Value lhs, Value rhs) {
   auto lt = cast<RankedTensorType>(lhs.getType());
   auto rt = cast<RankedTensorType>(rhs.getType());
   Type promoted = resultElementType({lt, rt});
@@ -255,7 +257,7 @@ Type getBinaryComputeType(Operation *op, Value lhs, Value rhs) {
       cast<RankedTensorType>(op->getResult(0).getType()).getElementType();
   if (isFloat(result) && !isFloat(promoted))
     promoted = result;
-  return getComputeType(promoted);
+  return promoted;
 }
 
 Value scaleByAlpha(OpBuilder &b, Location loc, Value y, double alpha) {
@@ -348,13 +350,16 @@ template <typename OpTy> struct BinaryPattern : OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type element = op.getType().getElementType();
-    Type compute =
-        getBinaryComputeType(op, adaptor.getSelf(), adaptor.getOther());
+    Type common = getCommonType(op, adaptor.getSelf(), adaptor.getOther());
+    Type compute = getComputeType(common);
     Value result = createElementwise(
         rewriter, op.getLoc(), op, {adaptor.getSelf(), adaptor.getOther()},
         op.getType(), [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value x = convertScalar(b, loc, args[0], compute);
-          Value y = convertScalar(b, loc, args[1], compute);
+          auto operand = [&](Value v) {
+            return convertScalar(b, loc, convertScalar(b, loc, v, common),
+                                 compute);
+          };
+          Value x = operand(args[0]), y = operand(args[1]);
           return convertScalar(b, loc, computeScalar(op, b, loc, x, y),
                                element);
         });

@@ -1,0 +1,213 @@
+// Every elementwise FX op, run on the CPU and compared with PyTorch.
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: {{[0-9]+}} passed, 0 failed
+
+// REF: torch.relu(a0)
+func.func @relu(%a0: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %0 = fx.relu %a0 : (tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// REF: torch.relu(a0)
+func.func @relu_i64(%a0: tensor<7xi64>) -> tensor<7xi64> {
+  %0 = fx.relu %a0 : (tensor<7xi64>) -> tensor<7xi64>
+  return %0 : tensor<7xi64>
+}
+
+// REF: torch.sigmoid(a0)
+func.func @sigmoid(%a0: tensor<3x17xf32>) -> tensor<3x17xf32> {
+  %0 = fx.sigmoid %a0 : (tensor<3x17xf32>) -> tensor<3x17xf32>
+  return %0 : tensor<3x17xf32>
+}
+
+// REF: torch.sigmoid(a0)
+func.func @sigmoid_int_to_float(%a0: tensor<6xi32>) -> tensor<6xf32> {
+  %0 = fx.sigmoid %a0 : (tensor<6xi32>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// REF: torch.tanh(a0)
+func.func @tanh(%a0: tensor<33xf32>) -> tensor<33xf32> {
+  %0 = fx.tanh %a0 : (tensor<33xf32>) -> tensor<33xf32>
+  return %0 : tensor<33xf32>
+}
+
+// REF: F.silu(a0)
+func.func @silu(%a0: tensor<2x9xf32>) -> tensor<2x9xf32> {
+  %0 = fx.silu %a0 : (tensor<2x9xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// REF: F.gelu(a0)
+func.func @gelu(%a0: tensor<2x9xf32>) -> tensor<2x9xf32> {
+  %0 = fx.gelu %a0 : (tensor<2x9xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// REF: F.gelu(a0, approximate="tanh")
+func.func @gelu_tanh(%a0: tensor<2x9xf32>) -> tensor<2x9xf32> {
+  %0 = fx.gelu %a0 {approximate = #fx.gelu_approximate<tanh>} : (tensor<2x9xf32>) -> tensor<2x9xf32>
+  return %0 : tensor<2x9xf32>
+}
+
+// REF: F.hardtanh(a0, 0.0, 6.0)
+func.func @hardtanh_relu6(%a0: tensor<20xf32>) -> tensor<20xf32> {
+  %0 = fx.hardtanh %a0 {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<20xf32>) -> tensor<20xf32>
+  return %0 : tensor<20xf32>
+}
+
+// INPUT a0: np.linspace(-5, 5, 21)
+// REF: F.hardswish(a0)
+func.func @hardswish(%a0: tensor<21xf32>) -> tensor<21xf32> {
+  %0 = fx.hardswish %a0 : (tensor<21xf32>) -> tensor<21xf32>
+  return %0 : tensor<21xf32>
+}
+
+// INPUT a0: np.linspace(-5, 5, 21)
+// REF: F.hardsigmoid(a0)
+func.func @hardsigmoid(%a0: tensor<21xf32>) -> tensor<21xf32> {
+  %0 = fx.hardsigmoid %a0 : (tensor<21xf32>) -> tensor<21xf32>
+  return %0 : tensor<21xf32>
+}
+
+// REF: torch.exp(a0)
+func.func @exp(%a0: tensor<10xf32>) -> tensor<10xf32> {
+  %0 = fx.exp %a0 : (tensor<10xf32>) -> tensor<10xf32>
+  return %0 : tensor<10xf32>
+}
+
+// INPUT a0: np.abs(np.random.default_rng(1).standard_normal(10)) + 0.1
+// REF: (torch.log(a0), torch.sqrt(a0), torch.rsqrt(a0), torch.reciprocal(a0))
+func.func @log_sqrt_rsqrt_reciprocal(%a0: tensor<10xf32>) -> (tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>) {
+  %0 = fx.log %a0 : (tensor<10xf32>) -> tensor<10xf32>
+  %1 = fx.sqrt %a0 : (tensor<10xf32>) -> tensor<10xf32>
+  %2 = fx.rsqrt %a0 : (tensor<10xf32>) -> tensor<10xf32>
+  %3 = fx.reciprocal %a0 : (tensor<10xf32>) -> tensor<10xf32>
+  return %0, %1, %2, %3 : tensor<10xf32>, tensor<10xf32>, tensor<10xf32>, tensor<10xf32>
+}
+
+// REF: (torch.neg(a0), torch.abs(a0), torch.sin(a0), torch.cos(a0), torch.erf(a0))
+func.func @neg_abs_sin_cos_erf(%a0: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
+  %0 = fx.neg %a0 : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %1 = fx.abs %a0 : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %2 = fx.sin %a0 : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %3 = fx.cos %a0 : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %4 = fx.erf %a0 : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+}
+
+// INPUT a0: np.array([-3, -1, 0, 2, 5])
+// REF: (torch.neg(a0), torch.abs(a0))
+func.func @neg_abs_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>) {
+  %0 = fx.neg %a0 : (tensor<5xi32>) -> tensor<5xi32>
+  %1 = fx.abs %a0 : (tensor<5xi32>) -> tensor<5xi32>
+  return %0, %1 : tensor<5xi32>, tensor<5xi32>
+}
+
+// PyTorch 1.13 has no f16 tanh on the CPU: the reference runs in f32.
+// TOL: rtol=2e-3 atol=2e-3
+// REF: (torch.tanh(a0.float()) * F.silu(a0.float())).half()
+func.func @f16_chain(%a0: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = fx.tanh %a0 : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  %1 = fx.silu %a0 : (tensor<4x8xf16>) -> tensor<4x8xf16>
+  %2 = fx.mul %0, %1 : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  return %2 : tensor<4x8xf16>
+}
+
+// REF: torch.add(a0, a1, alpha=2.5)
+func.func @add_broadcast_alpha(%a0: tensor<4x1x3xf32>, %a1: tensor<5x1xf32>) -> tensor<4x5x3xf32> {
+  %0 = fx.add %a0, %a1 {alpha = 2.5 : f64} : (tensor<4x1x3xf32>, tensor<5x1xf32>) -> tensor<4x5x3xf32>
+  return %0 : tensor<4x5x3xf32>
+}
+
+// REF: (a0 - 3 * a1, a0 * a1, a0 / a1, torch.maximum(a0, a1), torch.minimum(a0, a1))
+func.func @binary_f32(%a0: tensor<3x4xf32>, %a1: tensor<4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>) {
+  %0 = fx.sub %a0, %a1 {alpha = 3.0 : f64} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %1 = fx.mul %a0, %a1 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %2 = fx.div %a0, %a1 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %3 = fx.maximum %a0, %a1 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  %4 = fx.minimum %a0, %a1 : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
+}
+
+// INPUT a0: np.array([[7, -7, 9, -9], [3, 4, -5, 6]])
+// INPUT a1: np.array([2, 2, -4, 3])
+// REF: (a0 / a1, torch.div(a0, a1, rounding_mode="trunc"), torch.div(a0, a1, rounding_mode="floor"), a0 + a1, torch.pow(a1, 2))
+func.func @binary_int(%a0: tensor<2x4xi64>, %a1: tensor<4xi32>) -> (tensor<2x4xf32>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<4xi32>) {
+  %0 = fx.div %a0, %a1 : (tensor<2x4xi64>, tensor<4xi32>) -> tensor<2x4xf32>
+  %1 = fx.div %a0, %a1 {rounding_mode = #fx.rounding_mode<trunc>} : (tensor<2x4xi64>, tensor<4xi32>) -> tensor<2x4xi64>
+  %2 = fx.div %a0, %a1 {rounding_mode = #fx.rounding_mode<floor>} : (tensor<2x4xi64>, tensor<4xi32>) -> tensor<2x4xi64>
+  %3 = fx.add %a0, %a1 : (tensor<2x4xi64>, tensor<4xi32>) -> tensor<2x4xi64>
+  %two = fx.constant dense<2> : tensor<i32>
+  %4 = fx.pow %a1, %two : (tensor<4xi32>, tensor<i32>) -> tensor<4xi32>
+  return %0, %1, %2, %3, %4 : tensor<2x4xf32>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<2x4xi64>, tensor<4xi32>
+}
+
+// INPUT a0: np.abs(np.random.default_rng(2).standard_normal((2, 3))) + 0.5
+// REF: torch.pow(a0, a1)
+func.func @pow_f32(%a0: tensor<2x3xf32>, %a1: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = fx.pow %a0, %a1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// REF: (a0 + a1, a0 * a1)
+func.func @promotion_f16_scalar(%a0: tensor<5xf16>, %a1: tensor<f32>) -> (tensor<5xf16>, tensor<5xf16>) {
+  %0 = fx.add %a0, %a1 : (tensor<5xf16>, tensor<f32>) -> tensor<5xf16>
+  %1 = fx.mul %a0, %a1 : (tensor<5xf16>, tensor<f32>) -> tensor<5xf16>
+  return %0, %1 : tensor<5xf16>, tensor<5xf16>
+}
+
+// INPUT a1: np.array([0.0, 1.0, np.nan, -2.0])
+// INPUT a0: np.array([0.0, 2.0, np.nan, -2.0])
+// REF: (a0 == a1, a0 != a1, a0 < a1, a0 <= a1, a0 > a1, a0 >= a1)
+func.func @compare_nan(%a0: tensor<4xf32>, %a1: tensor<4xf32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = fx.eq %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %1 = fx.ne %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %2 = fx.lt %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %3 = fx.le %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %4 = fx.gt %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %5 = fx.ge %a0, %a1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}
+
+// REF: (a0 < a1, a0 > a1)
+func.func @compare_bool(%a0: tensor<8xi1>, %a1: tensor<8xi1>) -> (tensor<8xi1>, tensor<8xi1>) {
+  %0 = fx.lt %a0, %a1 : (tensor<8xi1>, tensor<8xi1>) -> tensor<8xi1>
+  %1 = fx.gt %a0, %a1 : (tensor<8xi1>, tensor<8xi1>) -> tensor<8xi1>
+  return %0, %1 : tensor<8xi1>, tensor<8xi1>
+}
+
+// REF: torch.where(a0, a1, a2)
+func.func @where(%a0: tensor<4x1xi1>, %a1: tensor<4x3xf32>, %a2: tensor<3xi64>) -> tensor<4x3xf32> {
+  %0 = fx.where %a0, %a1, %a2 : (tensor<4x1xi1>, tensor<4x3xf32>, tensor<3xi64>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// INPUT a1: np.array([-4, 0, 3, 8, 12])
+// REF: (torch.clamp(a0, min=-0.5), torch.clamp(a0, max=0.25), torch.clamp(a1, 0, 9))
+func.func @clamp(%a0: tensor<3x5xf32>, %a1: tensor<5xi64>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<5xi64>) {
+  %0 = fx.clamp %a0 {min = -0.5 : f64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %1 = fx.clamp %a0 {max = 0.25 : f64} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %2 = fx.clamp %a1 {min = 0.0 : f64, max = 9.0 : f64} : (tensor<5xi64>) -> tensor<5xi64>
+  return %0, %1, %2 : tensor<3x5xf32>, tensor<3x5xf32>, tensor<5xi64>
+}
+
+// INPUT a0: np.array([-2.7, -0.5, 0.0, 0.4, 3.9, np.nan])
+// REF: (a0.to(torch.int64), a0.to(torch.float16), a0.to(torch.bool))
+func.func @convert_element_type(%a0: tensor<6xf32>) -> (tensor<6xi64>, tensor<6xf16>, tensor<6xi1>) {
+  %0 = fx.convert_element_type %a0 : (tensor<6xf32>) -> tensor<6xi64>
+  %1 = fx.convert_element_type %a0 : (tensor<6xf32>) -> tensor<6xf16>
+  %2 = fx.convert_element_type %a0 : (tensor<6xf32>) -> tensor<6xi1>
+  return %0, %1, %2 : tensor<6xi64>, tensor<6xf16>, tensor<6xi1>
+}
+
+// INPUT a0: np.random.default_rng(5).standard_normal((3, 4))
+// INPUT a1: np.random.default_rng(6).standard_normal((1, 4))
+// REF: a0 * 2 + a1
+func.func @dynamic_batch(%a0: tensor<?x4xf32>, %a1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c = fx.constant dense<2.0> : tensor<f32>
+  %0 = fx.mul %a0, %c : (tensor<?x4xf32>, tensor<f32>) -> tensor<?x4xf32>
+  %1 = fx.add %0, %a1 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
