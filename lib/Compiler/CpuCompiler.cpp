@@ -5,6 +5,7 @@
 #include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
+#include "fx/Runtime/MemRefCopy.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -222,6 +223,15 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
         << "JIT compilation failed: " << llvm::toString(engine.takeError());
     return failure();
   }
+  // Support functions that compiled code calls come from the fx runtime, not
+  // from MLIR's runner libraries.
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   return std::unique_ptr<JitModule>(new JitModule(std::move(*engine)));
 }
 

@@ -229,10 +229,16 @@ Value tolinalg::reshapeTo(OpBuilder &b, Location loc, Value input,
     return tensor::CollapseShapeOp::create(b, loc, resultType, flat,
                                            ArrayRef<ReassociationIndices>{});
   SmallVector<ReassociationIndices> reassociation(1);
-  for (int64_t i = 0; i < resultType.getRank(); ++i)
+  SmallVector<OpFoldResult> outputShape;
+  for (int64_t i = 0; i < resultType.getRank(); ++i) {
     reassociation[0].push_back(i);
+    // expand_shape wants static sizes as attributes.
+    outputShape.push_back(resultType.isDynamicDim(i)
+                              ? resultSizes[i]
+                              : b.getIndexAttr(resultType.getDimSize(i)));
+  }
   return tensor::ExpandShapeOp::create(b, loc, resultType, flat, reassociation,
-                                       resultSizes);
+                                       outputShape);
 }
 
 Value tolinalg::createGeneric(OpBuilder &b, Location loc, ValueRange inputs,

@@ -1,0 +1,54 @@
+// Convolutions on the CPU against PyTorch.
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: {{[0-9]+}} passed, 0 failed
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2, stride=1, padding=1)
+func.func @conv2d_3x3_pad1_bias(%a0: tensor<2x3x9x9xf32>, %a1: tensor<8x3x3x3xf32>, %a2: tensor<8xf32>) -> tensor<2x8x9x9xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x3x9x9xf32>, tensor<8x3x3x3xf32>, tensor<8xf32>) -> tensor<2x8x9x9xf32>
+  return %0 : tensor<2x8x9x9xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, stride=2, padding=(1, 2), dilation=(2, 1))
+func.func @conv2d_stride2_dilation(%a0: tensor<1x4x11x10xf32>, %a1: tensor<6x4x3x3xf32>) -> tensor<1x6x5x6xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 2, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 2>, stride = array<i64: 2, 2>} : (tensor<1x4x11x10xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x5x6xf32>
+  return %0 : tensor<1x6x5x6xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2, stride=2, padding=1, groups=6)
+func.func @conv2d_depthwise(%a0: tensor<1x6x8x8xf32>, %a1: tensor<6x1x3x3xf32>, %a2: tensor<6xf32>) -> tensor<1x6x4x4xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, groups = 6 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x6x8x8xf32>, tensor<6x1x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32>
+  return %0 : tensor<1x6x4x4xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, padding=1, groups=2)
+func.func @conv2d_grouped(%a0: tensor<2x4x6x6xf32>, %a1: tensor<6x2x3x3xf32>) -> tensor<2x6x6x6xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, groups = 2 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x4x6x6xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x6x6xf32>
+  return %0 : tensor<2x6x6x6xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv1d(a0, a1, a2, stride=2, padding=1)
+func.func @conv1d(%a0: tensor<2x3x10xf32>, %a1: tensor<5x3x3xf32>, %a2: tensor<5xf32>) -> tensor<2x5x5xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1>, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 2>} : (tensor<2x3x10xf32>, tensor<5x3x3xf32>, tensor<5xf32>) -> tensor<2x5x5xf32>
+  return %0 : tensor<2x5x5xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv3d(a0, a1, padding=1)
+func.func @conv3d(%a0: tensor<1x2x4x5x6xf32>, %a1: tensor<3x2x3x3x3xf32>) -> tensor<1x3x4x5x6xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1, 1>, output_padding = array<i64: 0, 0, 0>, padding = array<i64: 1, 1, 1>, stride = array<i64: 1, 1, 1>} : (tensor<1x2x4x5x6xf32>, tensor<3x2x3x3x3xf32>) -> tensor<1x3x4x5x6xf32>
+  return %0 : tensor<1x3x4x5x6xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// INPUT a0: np.random.default_rng(4).standard_normal((3, 3, 8, 8))
+// REF: F.conv2d(a0, a1, padding=1)
+func.func @conv2d_dynamic_batch(%a0: tensor<?x3x8x8xf32>, %a1: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}

@@ -1,0 +1,70 @@
+// Matrix products on the CPU against PyTorch.
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: {{[0-9]+}} passed, 0 failed
+
+// TOL: rtol=1e-4 atol=1e-5
+// REF: torch.mm(a0, a1)
+func.func @mm(%a0: tensor<7x13xf32>, %a1: tensor<13x5xf32>) -> tensor<7x5xf32> {
+  %0 = fx.mm %a0, %a1 : (tensor<7x13xf32>, tensor<13x5xf32>) -> tensor<7x5xf32>
+  return %0 : tensor<7x5xf32>
+}
+
+// REF: torch.mm(a0, a1)
+func.func @mm_i64(%a0: tensor<3x4xi64>, %a1: tensor<4x2xi64>) -> tensor<3x2xi64> {
+  %0 = fx.mm %a0, %a1 : (tensor<3x4xi64>, tensor<4x2xi64>) -> tensor<3x2xi64>
+  return %0 : tensor<3x2xi64>
+}
+
+// TOL: rtol=1e-4 atol=1e-5
+// REF: torch.bmm(a0, a1)
+func.func @bmm(%a0: tensor<3x4x6xf32>, %a1: tensor<3x6x5xf32>) -> tensor<3x4x5xf32> {
+  %0 = fx.bmm %a0, %a1 : (tensor<3x4x6xf32>, tensor<3x6x5xf32>) -> tensor<3x4x5xf32>
+  return %0 : tensor<3x4x5xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-5
+// REF: torch.addmm(a0, a1, a2, beta=0.5, alpha=2.0)
+func.func @addmm(%a0: tensor<5xf32>, %a1: tensor<3x4xf32>, %a2: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = fx.addmm %a0, %a1, %a2 {beta = 0.5 : f64, alpha = 2.0 : f64} : (tensor<5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// beta = 0 ignores self, NaN included.
+// INPUT a0: np.full((3, 5), np.nan)
+// TOL: rtol=1e-4 atol=1e-5
+// REF: torch.addmm(a0, a1, a2, beta=0.0)
+func.func @addmm_beta_zero(%a0: tensor<3x5xf32>, %a1: tensor<3x4xf32>, %a2: tensor<4x5xf32>) -> tensor<3x5xf32> {
+  %0 = fx.addmm %a0, %a1, %a2 {beta = 0.0 : f64} : (tensor<3x5xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-5
+// REF: F.linear(a0, a1, a2)
+func.func @linear_3d(%a0: tensor<2x5x8xf32>, %a1: tensor<16x8xf32>, %a2: tensor<16xf32>) -> tensor<2x5x16xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<2x5x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<2x5x16xf32>
+  return %0 : tensor<2x5x16xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-5
+// REF: F.linear(a0, a1)
+func.func @linear_1d_no_bias(%a0: tensor<8xf32>, %a1: tensor<3x8xf32>) -> tensor<3xf32> {
+  %0 = fx.linear %a0, %a1 : (tensor<8xf32>, tensor<3x8xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-5
+// INPUT a0: np.random.default_rng(3).standard_normal((3, 8))
+// REF: F.linear(a0, a1, a2)
+func.func @linear_dynamic_batch(%a0: tensor<?x8xf32>, %a1: tensor<4x8xf32>, %a2: tensor<4xf32>) -> tensor<?x4xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<?x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// f16 accumulates in f32 (the reference too: PyTorch 1.13 has no CPU f16 mm).
+// TOL: rtol=2e-3 atol=2e-3
+// REF: torch.mm(a0.float(), a1.float()).half()
+func.func @mm_f16(%a0: tensor<8x32xf16>, %a1: tensor<32x8xf16>) -> tensor<8x8xf16> {
+  %0 = fx.mm %a0, %a1 : (tensor<8x32xf16>, tensor<32x8xf16>) -> tensor<8x8xf16>
+  return %0 : tensor<8x8xf16>
+}
