@@ -114,7 +114,11 @@ def run_case(fx_run, path, case, workdir, extra):
         file = os.path.join(workdir, f"{name}.a{i}.npy")
         np.save(file, value)
         files.append(file)
-    expected = eval(ref, scope)
+    try:
+        expected = eval(ref, scope)
+    except Exception as e:  # a broken reference fails the case, visibly
+        print(f"FAIL @{name}: reference expression failed: {e!r}")
+        return False
     if not isinstance(expected, tuple):
         expected = (expected,)
     expected = [np.array(to_numpy(e), order="C") for e in expected]

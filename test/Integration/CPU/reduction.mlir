@@ -1,0 +1,45 @@
+// Reductions on the CPU against PyTorch.
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// CHECK-NOT: FAIL
+// CHECK: {{[0-9]+}} passed, 0 failed
+
+// TOL: rtol=1e-5 atol=1e-5
+// REF: (torch.sum(a0), torch.sum(a0, (0, 2), keepdim=True), torch.sum(a0, -1))
+func.func @sum(%a0: tensor<3x4x5xf32>) -> (tensor<f32>, tensor<1x4x1xf32>, tensor<3x4xf32>) {
+  %0 = fx.sum %a0 : (tensor<3x4x5xf32>) -> tensor<f32>
+  %1 = fx.sum %a0 {dim = array<i64: 0, 2>, keepdim = true} : (tensor<3x4x5xf32>) -> tensor<1x4x1xf32>
+  %2 = fx.sum %a0 {dim = array<i64: -1>} : (tensor<3x4x5xf32>) -> tensor<3x4xf32>
+  return %0, %1, %2 : tensor<f32>, tensor<1x4x1xf32>, tensor<3x4xf32>
+}
+
+// REF: (torch.sum(a0, 1), torch.sum(a1))
+func.func @sum_int_and_bool(%a0: tensor<4x6xi32>, %a1: tensor<9xi1>) -> (tensor<4xi64>, tensor<i64>) {
+  %0 = fx.sum %a0 {dim = array<i64: 1>} : (tensor<4x6xi32>) -> tensor<4xi64>
+  %1 = fx.sum %a1 : (tensor<9xi1>) -> tensor<i64>
+  return %0, %1 : tensor<4xi64>, tensor<i64>
+}
+
+// TOL: rtol=1e-5 atol=1e-6
+// REF: (torch.mean(a0, (-1, -2), keepdim=True), torch.mean(a0), torch.mean(a1, 1, dtype=torch.float32))
+func.func @mean(%a0: tensor<2x3x4x5xf32>, %a1: tensor<3x8xi64>) -> (tensor<2x3x1x1xf32>, tensor<f32>, tensor<3xf32>) {
+  %0 = fx.mean %a0 {dim = array<i64: -1, -2>, keepdim = true} : (tensor<2x3x4x5xf32>) -> tensor<2x3x1x1xf32>
+  %1 = fx.mean %a0 : (tensor<2x3x4x5xf32>) -> tensor<f32>
+  %2 = fx.mean %a1 {dim = array<i64: 1>, dtype = f32} : (tensor<3x8xi64>) -> tensor<3xf32>
+  return %0, %1, %2 : tensor<2x3x1x1xf32>, tensor<f32>, tensor<3xf32>
+}
+
+// REF: (torch.amax(a0, 1), torch.amin(a0, (0, 1), keepdim=True), torch.amax(a1, 0))
+func.func @amax_amin(%a0: tensor<4x5x3xf32>, %a1: tensor<6x2xi64>) -> (tensor<4x3xf32>, tensor<1x1x3xf32>, tensor<2xi64>) {
+  %0 = fx.amax %a0 {dim = array<i64: 1>} : (tensor<4x5x3xf32>) -> tensor<4x3xf32>
+  %1 = fx.amin %a0 {dim = array<i64: 0, 1>, keepdim = true} : (tensor<4x5x3xf32>) -> tensor<1x1x3xf32>
+  %2 = fx.amax %a1 {dim = array<i64: 0>} : (tensor<6x2xi64>) -> tensor<2xi64>
+  return %0, %1, %2 : tensor<4x3xf32>, tensor<1x1x3xf32>, tensor<2xi64>
+}
+
+// TOL: rtol=1e-5 atol=1e-5
+// INPUT a0: np.random.default_rng(9).standard_normal((5, 6))
+// REF: torch.sum(a0, 1)
+func.func @sum_dynamic_batch(%a0: tensor<?x6xf32>) -> tensor<?xf32> {
+  %0 = fx.sum %a0 {dim = array<i64: 1>} : (tensor<?x6xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
