@@ -174,6 +174,7 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
+  pipelineOptions.vectorize = options.vectorize;
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();

@@ -19,6 +19,11 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       "func.func(canonicalize,convert-fx-to-linalg),canonicalize,cse";
   if (options.fuseElementwise)
     pipeline += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+  if (options.vectorize)
+    // Register-blocked contractions keep their accumulator in registers
+    // across the k loop once the loop-invariant subset is hoisted.
+    pipeline += ",func.func(fx-cpu-tile-and-vectorize),canonicalize,cse"
+                ",loop-invariant-subset-hoisting,canonicalize";
   if (options.emitCInterface)
     pipeline += ",fx-emit-c-interface";
   pipeline +=
@@ -33,8 +38,10 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       ",convert-bufferization-to-memref"
       // Loops, then LLVM.
       ",func.func(convert-linalg-to-loops)"
-      ",lower-affine,convert-scf-to-cf,expand-strided-metadata"
-      ",convert-math-to-funcs,finalize-memref-to-llvm,convert-math-to-llvm"
+      ",convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)"
+      ",lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine"
+      ",convert-math-to-funcs,convert-vector-to-llvm,finalize-memref-to-llvm"
+      ",convert-math-to-llvm"
       ",convert-math-to-libm"
       ",convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm"
       ",convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";

@@ -75,6 +75,9 @@ static cl::opt<unsigned>
 static cl::opt<bool> noFusion("no-fusion",
                               cl::desc("Disable elementwise fusion"),
                               cl::init(false), cl::cat(category));
+static cl::opt<bool> noVectorize("no-vectorize",
+                                 cl::desc("Disable tiling and vectorization"),
+                                 cl::init(false), cl::cat(category));
 static cl::opt<bool> printOutputs("print",
                                   cl::desc("Print a summary of each output"),
                                   cl::init(false), cl::cat(category));
@@ -269,8 +272,7 @@ int main(int argc, char **argv) {
 
   // Compile only the entry point and what it calls.
   auto compileStart = std::chrono::steady_clock::now();
-  for (auto other :
-       llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
+  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
     if (other != func && SymbolTable::symbolKnownUseEmpty(other, *module))
       other.erase();
   if (failed(fx::specializeArguments(func, shapes)))
@@ -281,6 +283,7 @@ int main(int argc, char **argv) {
   std::string entryName = func.getName().str();
   fx::CpuCompileOptions options;
   options.fuseElementwise = !noFusion;
+  options.vectorize = !noVectorize;
   auto jit = fx::JitModule::compile(*module, options);
   if (failed(jit))
     return kError;

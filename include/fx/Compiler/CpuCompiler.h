@@ -52,6 +52,8 @@ mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func);
 struct CpuCompileOptions {
   /// Fuse elementwise producer/consumer chains (fx-cpu-pipeline option).
   bool fuseElementwise = true;
+  /// Tile and vectorize (fx-cpu-pipeline option).
+  bool vectorize = true;
   /// LLVM optimization level.
   unsigned optLevel = 3;
 };

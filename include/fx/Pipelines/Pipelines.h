@@ -1,4 +1,5 @@
-//===- Pipelines.h - registered FX compilation pipelines ---------*- C++ -*-===//
+//===- Pipelines.h - registered FX compilation pipelines ---------*- C++
+//-*-===//
 
 #ifndef FX_PIPELINES_PIPELINES_H
 #define FX_PIPELINES_PIPELINES_H
@@ -15,6 +16,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       *this, "fuse-elementwise",
       llvm::cl::desc("Fuse producer/consumer chains of elementwise linalg "
                      "ops before bufferization"),
+      llvm::cl::init(true)};
+  Option<bool> vectorize{
+      *this, "vectorize",
+      llvm::cl::desc("Tile and vectorize linalg ops for the host's vector "
+                     "registers (fx-cpu-tile-and-vectorize); off gives plain "
+                     "scalar loops"),
       llvm::cl::init(true)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",

@@ -36,4 +36,47 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
+                                 "func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";
+  let description = [{
+    Works on linalg ops on tensors (after `convert-fx-to-linalg` and fusion,
+    before bufferization), with the upstream TilingInterface
+    (`scf::tileUsingSCF`) and `linalg::vectorize`:
+
+    * contractions (matmul, batch_matmul, and generics with the contraction
+      shape) are tiled `[1 per batch dim, m-tile, n-tile, 1]` so that each
+      tile is a register-blocked outer-product update; the accumulator tile
+      is kept in vector registers across the k loop once
+      `loop-invariant-subset-hoisting` runs;
+    * every other linalg op is tiled to one vector of `vector-width` elements
+      along its innermost loop (1 along the others) and vectorized.
+
+    Contraction tile loops are peeled: full tiles are vectorized without
+    masks and the remainders stay scalar loops. Other ops' boundary tiles are
+    vectorized with masks. Convolutions, pooling and gathers (ops the
+    vectorizer rejects) stay loops.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Elements per vector for elementwise and reduction tiles (16 f32 "
+           "lanes is one AVX-512 register)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "Rows of a contraction tile">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
+           "Columns of a contraction tile">,
+    Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
+           "Lower vector.contract and multi-reductions to outer products and "
+           "inner reductions (off: leave the vectorizer's output)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
 #endif // FX_TRANSFORMS_PASSES_TD

@@ -1,0 +1,59 @@
+// RUN: fx-opt %s --fx-cpu-tile-and-vectorize --split-input-file | FileCheck %s
+
+// A matmul tile is an 8x32 outer-product update; with 64 = 8 * 8 and
+// 64 = 2 * 32 every tile is full and nothing is masked.
+// CHECK-LABEL: func.func @matmul_full_tiles(
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.for {{.*}} step %c32
+// CHECK: scf.for
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK-NOT: vector.mask
+// CHECK-NOT: linalg.matmul
+func.func @matmul_full_tiles(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %0 : tensor<64x64xf32>
+}
+
+// -----
+
+// Odd shapes: the tile loops are peeled; tiles with static shapes (8x32,
+// 8x8) are vectorized and the dynamic remainder stays a linalg op (scalar
+// loops after bufferization).
+// CHECK-LABEL: func.func @matmul_peeled(
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<8xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<4x?xf32>
+func.func @matmul_peeled(%a: tensor<20x7xf32>, %b: tensor<7x40xf32>, %c: tensor<20x40xf32>) -> tensor<20x40xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<20x7xf32>, tensor<7x40xf32>) outs(%c : tensor<20x40xf32>) -> tensor<20x40xf32>
+  return %0 : tensor<20x40xf32>
+}
+
+// -----
+
+// Elementwise ops: one 16-lane vector along the innermost dimension; the
+// boundary tile (37 = 2 * 16 + 5) is a masked transfer.
+// CHECK-LABEL: func.func @elementwise_masked(
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: vector.create_mask
+// CHECK: vector.transfer_read {{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK: math.exp {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write
+func.func @elementwise_masked(%x: tensor<37xf32>) -> tensor<37xf32> {
+  %e = tensor.empty() : tensor<37xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<37xf32>) outs(%e : tensor<37xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = math.exp %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<37xf32>
+  return %0 : tensor<37xf32>
+}
+
+// -----
+
+// Pooling is left alone.
+// CHECK-LABEL: func.func @pooling_untouched(
+// CHECK: linalg.pooling_nchw_max
+func.func @pooling_untouched(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+  %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%o : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
