@@ -129,7 +129,16 @@ struct CPUTileAndVectorizePass
     vector::populateVectorMaskLoweringPatternsForSideEffectingOps(patterns);
     vector::populateVectorMultiReductionLoweringPatterns(
         patterns, vector::VectorMultiReductionLowering::InnerReduction);
-    populatePolynomialApproximateErfPattern(patterns);
+    // Transcendentals on f32 vectors would otherwise become one libm call
+    // per lane; MLIR's polynomial approximations stay in vector registers
+    // (and are accurate to a few ulp: the integration tests hold them to
+    // rtol 1e-5). sin/cos keep libm for its full-range argument reduction.
+    populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
+      return llvm::is_contained({"math.tanh", "math.exp", "math.expm1",
+                                 "math.log", "math.log1p", "math.log2",
+                                 "math.erf"},
+                                name);
+    });
     for (RegisteredOperationName name : ctx->getRegisteredOperations())
       if (isa<vector::VectorDialect>(name.getDialect()))
         name.getCanonicalizationPatterns(patterns, ctx);

@@ -215,7 +215,10 @@ template <typename OpTy> struct ClampLikePattern : OpConversionPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     Type element = op.getType().getElementType();
     Type compute = getComputeType(element);
-    auto [lo, hi] = getBounds(op);
+    // Not a structured binding: lambdas capture those only from C++20.
+    std::pair<std::optional<double>, std::optional<double>> bounds =
+        getBounds(op);
+    std::optional<double> lo = bounds.first, hi = bounds.second;
     Value result = createElementwise(
         rewriter, op.getLoc(), op, adaptor.getSelf(), op.getType(),
         [&](OpBuilder &b, Location loc, ValueRange args) {

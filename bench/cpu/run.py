@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""CPU benchmark of fx-mlir against OpenBLAS, oneDNN and memory bandwidth.
+
+Usage: bench/cpu/run.py [--build DIR] [--runs N] [--out bench/results]
+
+Everything is measured in one run on this machine: fx-run --bench for the
+compiled graphs (inputs from NumPy, outputs checked against a float64 NumPy
+reference in the same invocation) and bench/cpu/baselines.cpp for the
+references (OpenBLAS sgemm at 1 and 2 threads, oneDNN convolution, a
+STREAM-style add). Prints a markdown table and writes cpu.json and cpu.md.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def build_baselines(build):
+    exe = os.path.join(build, "bench", "cpu-baselines")
+    os.makedirs(os.path.dirname(exe), exist_ok=True)
+    src = os.path.join(HERE, "baselines.cpp")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        subprocess.run(["clang++-22", "-O3", "-march=native", "-std=c++17",
+                        src, "-o", exe, "-lopenblas", "-ldnnl"], check=True)
+    return exe
+
+
+def run_baselines(exe, runs):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    out = subprocess.run([exe, str(runs)], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    result = {}
+    for line in out.splitlines():
+        name, med, lo, hi = line.split()
+        result[name] = (float(med), float(lo), float(hi))
+    return result
+
+
+def run_fx(fx_run, mlir, entry, inputs, ref, runs, tmp, rtol, atol,
+           extra=()):
+    files = []
+    for i, a in enumerate(inputs):
+        f = os.path.join(tmp, f"{entry}.in{i}.npy")
+        np.save(f, a)
+        files.append(f)
+    ref_file = os.path.join(tmp, f"{entry}.ref.npy")
+    np.save(ref_file, ref)
+    cmd = [fx_run, os.path.join(HERE, mlir), "--entry", entry,
+           "--bench", str(runs), "--expect", ref_file,
+           "--rtol", str(rtol), "--atol", str(atol), *extra]
+    for f in files:
+        cmd += ["--input", f]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    text = proc.stdout + proc.stderr
+    m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms, max ([0-9.]+) ms",
+                  text)
+    c = re.search(r"compile: ([0-9.]+) ms", text)
+    ok = proc.returncode == 0 and "PASS" in text
+    if not m:
+        sys.exit(f"fx-run failed for {entry}:\n{text}")
+    err = re.search(r"max abs error ([0-9.e+-]+|inf|nan), max rel error", text)
+    return {"median_ms": float(m.group(1)), "min_ms": float(m.group(2)),
+            "max_ms": float(m.group(3)), "compile_ms": float(c.group(1)),
+            "correct": ok, "max_abs_error": err.group(1) if err else "?"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    args = ap.parse_args()
+    fx_run = os.path.join(args.build, "bin", "fx-run")
+    baselines = run_baselines(build_baselines(args.build), args.runs)
+    rng = np.random.default_rng(0)
+    rows, data = [], {}
+    tmp = tempfile.mkdtemp(prefix="fx-bench-")
+
+    for n in (256, 512, 1024, 1000):
+        a = rng.standard_normal((n, n)).astype(np.float32)
+        b = rng.standard_normal((n, n)).astype(np.float32)
+        ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+        r = run_fx(fx_run, "matmul.mlir", f"matmul_{n}", [a, b], ref,
+                   args.runs, tmp, 1e-3, 1e-3)
+        gflops = lambda ms: 2 * n ** 3 / (ms * 1e-3) / 1e9
+        data[f"matmul_{n}"] = r
+        for t in (1, 2):
+            key = f"openblas_sgemm_{n}_t{t}"
+            if key in baselines:
+                b_ms = baselines[key][0]
+                rows.append((f"matmul {n}^3 f32", f"{r['median_ms']:.3f} ms "
+                             f"({gflops(r['median_ms']):.0f} GFLOP/s, 1 thread)",
+                             f"OpenBLAS {t} thread{'s' if t > 1 else ''}: "
+                             f"{b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
+                             f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
+            elif t == 1:
+                rows.append((f"matmul {n}^3 f32 (odd size)",
+                             f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
+                             "-", "-", r["correct"]))
+
+    x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
+    w = (rng.standard_normal((64, 64, 3, 3)) * 0.1).astype(np.float32)
+    import torch
+    ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(),
+                                     torch.from_numpy(w).double(),
+                                     padding=1).float().numpy()
+    r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref,
+               max(3, args.runs // 3), tmp, 1e-3, 1e-3)
+    data["conv3x3"] = r
+    flops = 2 * 64 * 56 * 56 * 64 * 9
+    b_ms = baselines["onednn_conv3x3_1x64x56x56"][0]
+    rows.append(("conv 3x3 1x64x56x56 -> 64", f"{r['median_ms']:.3f} ms "
+                 f"({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
+                 f"oneDNN 1 thread: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
+                 f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
+
+    n = 1 << 24
+    xs = rng.standard_normal(n).astype(np.float32)
+    ys = rng.standard_normal(n).astype(np.float32)
+    ref = np.tanh(np.maximum(xs.astype(np.float64) * 2 + 1, 0) * ys).astype(np.float32)
+    r = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
+               args.runs, tmp, 1e-5, 1e-6)
+    data["chain4"] = r
+    stream_ms = baselines["stream_add_2x64MiB_in_64MiB_out"][0]
+    bytes_moved = 3 * 4 * n
+    bw = bytes_moved / (stream_ms * 1e-3) / 1e9
+    rows.append(("elementwise chain of 4 ops, 2^24 f32",
+                 f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
+                 f"measured bandwidth (add, same traffic): {stream_ms:.2f} ms ({bw:.1f} GB/s)",
+                 f"{stream_ms / r['median_ms']:.2f}x", r["correct"]))
+    for nofuse in (True,):
+        r2 = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
+                    max(3, args.runs // 3), tmp, 1e-5, 1e-6, ["--no-fusion"])
+        data["chain4_unfused"] = r2
+        rows.append(("  same, --no-fusion", f"{r2['median_ms']:.2f} ms", "", "",
+                     r2["correct"]))
+
+    s = rng.standard_normal((4096, 4096)).astype(np.float32)
+    s64 = s.astype(np.float64)
+    e = np.exp(s64 - s64.max(-1, keepdims=True))
+    ref = (e / e.sum(-1, keepdims=True)).astype(np.float32)
+    r = run_fx(fx_run, "elementwise.mlir", "softmax", [s], ref, args.runs,
+               tmp, 1e-5, 1e-7)
+    data["softmax"] = r
+    bytes_moved = 2 * 4 * 4096 * 4096
+    rows.append(("softmax 4096x4096 f32 (rows)",
+                 f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
+                 f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
+                 f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))
+
+    header = ("| workload | fx-mlir (CPU, 1 thread) | reference | reference/fx time | numbers ok |\n"
+              "|---|---|---|---|---|")
+    table = header + "\n" + "\n".join(
+        f"| {a} | {b} | {c} | {d} | {'yes' if ok else 'NO'} |"
+        for a, b, c, d, ok in rows)
+    print(table)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "cpu.json"), "w") as f:
+        json.dump({"fx": data, "baselines": baselines}, f, indent=2)
+    with open(os.path.join(args.out, "cpu.md"), "w") as f:
+        f.write("# CPU benchmark (bench/cpu/run.py)\n\n" + table + "\n")
+    return 0 if all(r[4] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
