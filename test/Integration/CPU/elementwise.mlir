@@ -211,3 +211,17 @@ func.func @dynamic_batch(%a0: tensor<?x4xf32>, %a1: tensor<?x4xf32>) -> tensor<?
   %1 = fx.add %0, %a1 : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
   return %1 : tensor<?x4xf32>
 }
+
+// bf16 (NumPy has no bf16, so the graph converts at its edges). PyTorch's
+// bf16 CPU kernels also compute in f32 and round each op's result.
+// TOL: rtol=1e-2 atol=1e-2
+// REF: (F.silu(a0.bfloat16() * a1.bfloat16()) + a0.bfloat16()).float()
+func.func @bf16_chain(%a0: tensor<4x16xf32>, %a1: tensor<16xf32>) -> tensor<4x16xf32> {
+  %x = fx.convert_element_type %a0 : (tensor<4x16xf32>) -> tensor<4x16xbf16>
+  %y = fx.convert_element_type %a1 : (tensor<16xf32>) -> tensor<16xbf16>
+  %0 = fx.mul %x, %y : (tensor<4x16xbf16>, tensor<16xbf16>) -> tensor<4x16xbf16>
+  %1 = fx.silu %0 : (tensor<4x16xbf16>) -> tensor<4x16xbf16>
+  %2 = fx.add %1, %x : (tensor<4x16xbf16>, tensor<4x16xbf16>) -> tensor<4x16xbf16>
+  %3 = fx.convert_element_type %2 : (tensor<4x16xbf16>) -> tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+}
