@@ -1,0 +1,120 @@
+//===- CpuCompilerTest.cpp - specialization, signatures and JIT in C++ ----===//
+
+#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Runtime/CpuFunction.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+using namespace mlir;
+
+namespace {
+
+class CpuCompilerTest : public ::testing::Test {
+protected:
+  CpuCompilerTest() {
+    fx::registerCpuCompilerDependencies(registry);
+    ctx = std::make_unique<MLIRContext>(registry);
+    ctx->loadAllAvailableDialects();
+  }
+
+  OwningOpRef<ModuleOp> parse(const char *source) {
+    return parseSourceString<ModuleOp>(source, ctx.get());
+  }
+
+  /// Collects diagnostics emitted while `fn` runs.
+  template <typename Fn> std::string diagnosticsOf(Fn fn) {
+    std::string messages;
+    ScopedDiagnosticHandler handler(ctx.get(), [&](Diagnostic &d) {
+      messages += d.str() + "\n";
+      return success();
+    });
+    fn();
+    return messages;
+  }
+
+  DialectRegistry registry;
+  std::unique_ptr<MLIRContext> ctx;
+};
+
+constexpr const char *kAddRelu = R"mlir(
+  func.func @f(%x: tensor<?x3xf32>, %y: tensor<3xf32>) -> tensor<?x3xf32> {
+    %0 = fx.add %x, %y : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+    %1 = fx.relu %0 : (tensor<?x3xf32>) -> tensor<?x3xf32>
+    return %1 : tensor<?x3xf32>
+  })mlir";
+
+TEST_F(CpuCompilerTest, SpecializesCompilesAndRuns) {
+  OwningOpRef<ModuleOp> module = parse(kAddRelu);
+  ASSERT_TRUE(module);
+  func::FuncOp func = fx::findEntry(*module, "");
+  ASSERT_TRUE(func);
+  ASSERT_TRUE(succeeded(fx::specializeArguments(func, {{2, 3}, {3}})));
+  FailureOr<fx::rt::FunctionSignature> sig = fx::getSignature(func);
+  ASSERT_TRUE(succeeded(sig));
+  EXPECT_EQ(sig->outputs.front().shape, (std::vector<int64_t>{2, 3}));
+
+  auto jit = fx::JitModule::compile(*module, {});
+  ASSERT_TRUE(succeeded(jit));
+  auto packed = (*jit)->lookup("f");
+  ASSERT_TRUE(static_cast<bool>(packed));
+  fx::rt::CpuFunction function(*packed, *sig);
+
+  float xs[6] = {-1, 2, -3, 4, -5, 6}, ys[3] = {0.5f, 0.5f, 0.5f};
+  // Inputs wrap caller memory; the output is written into caller memory too.
+  std::vector<fx::rt::Tensor> inputs = {
+      fx::rt::Tensor::wrap(xs, fx::rt::DType::F32, {2, 3}),
+      fx::rt::Tensor::wrap(ys, fx::rt::DType::F32, {3})};
+  float out[6] = {};
+  std::vector<fx::rt::Tensor> outputs = {
+      fx::rt::Tensor::wrap(out, fx::rt::DType::F32, {2, 3})};
+  ASSERT_TRUE(function.runInto(inputs, outputs).isOk());
+  float expected[6] = {0, 2.5f, 0, 4.5f, 0, 6.5f};
+  for (int i = 0; i < 6; ++i)
+    EXPECT_FLOAT_EQ(out[i], expected[i]) << i;
+}
+
+TEST_F(CpuCompilerTest, RejectsShapesThatDoNotFit) {
+  OwningOpRef<ModuleOp> module = parse(kAddRelu);
+  func::FuncOp func = fx::findEntry(*module, "f");
+  std::string messages = diagnosticsOf([&] {
+    EXPECT_TRUE(failed(fx::specializeArguments(func, {{2, 4}, {3}})));
+  });
+  EXPECT_NE(messages.find("argument 0 is declared 'tensor<?x3xf32>' but the "
+                          "given tensor has shape [2, 4]"),
+            std::string::npos)
+      << messages;
+}
+
+TEST_F(CpuCompilerTest, SignatureNeedsStaticShapes) {
+  OwningOpRef<ModuleOp> module = parse(kAddRelu);
+  func::FuncOp func = fx::findEntry(*module, "f");
+  std::string messages =
+      diagnosticsOf([&] { EXPECT_TRUE(failed(fx::getSignature(func))); });
+  EXPECT_NE(messages.find("argument 0 has the dynamic type"), std::string::npos)
+      << messages;
+}
+
+TEST_F(CpuCompilerTest, RuntimeChecksInputs) {
+  OwningOpRef<ModuleOp> module = parse(kAddRelu);
+  func::FuncOp func = fx::findEntry(*module, "f");
+  ASSERT_TRUE(succeeded(fx::specializeArguments(func, {{2, 3}, {3}})));
+  FailureOr<fx::rt::FunctionSignature> sig = fx::getSignature(func);
+  auto jit = fx::JitModule::compile(*module, {});
+  ASSERT_TRUE(succeeded(jit));
+  fx::rt::CpuFunction function(*(*jit)->lookup("f"), *sig);
+  auto wrong = fx::rt::Tensor::allocate(fx::rt::DType::F16, {2, 3});
+  auto y = fx::rt::Tensor::allocate(fx::rt::DType::F32, {3});
+  auto result = function.run({wrong, y});
+  ASSERT_FALSE(result.isOk());
+  EXPECT_EQ(result.message(),
+            "input 0 (arg0) expects f32[2, 3], got f16[2, 3]");
+  EXPECT_FALSE(function.run({y}).isOk());
+  EXPECT_TRUE(
+      function.run({fx::rt::Tensor::allocate(fx::rt::DType::F32, {2, 3}), y})
+          .isOk());
+}
+
+} // namespace
