@@ -89,21 +89,21 @@ def main():
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
         ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
-        r = run_fx(fx_run, "matmul.mlir", f"matmul_{n}", [a, b], ref,
-                   args.runs, tmp, 1e-3, 1e-3)
         gflops = lambda ms: 2 * n ** 3 / (ms * 1e-3) / 1e9
-        data[f"matmul_{n}"] = r
         for t in (1, 2):
+            r = run_fx(fx_run, "matmul.mlir", f"matmul_{n}", [a, b], ref,
+                       args.runs, tmp, 1e-3, 1e-3, ["--num-threads", str(t)])
+            data[f"matmul_{n}_t{t}"] = r
             key = f"openblas_sgemm_{n}_t{t}"
+            threads = f"{t} thread{'s' if t > 1 else ''}"
             if key in baselines:
                 b_ms = baselines[key][0]
-                rows.append((f"matmul {n}^3 f32", f"{r['median_ms']:.3f} ms "
-                             f"({gflops(r['median_ms']):.0f} GFLOP/s, 1 thread)",
-                             f"OpenBLAS {t} thread{'s' if t > 1 else ''}: "
-                             f"{b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
+                rows.append((f"matmul {n}^3 f32, {threads}",
+                             f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
+                             f"OpenBLAS: {b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
                              f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
-            elif t == 1:
-                rows.append((f"matmul {n}^3 f32 (odd size)",
+            else:
+                rows.append((f"matmul {n}^3 f32 (odd size), {threads}",
                              f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
                              "-", "-", r["correct"]))
 
@@ -114,11 +114,11 @@ def main():
                                      torch.from_numpy(w).double(),
                                      padding=1).float().numpy()
     r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref,
-               max(3, args.runs // 3), tmp, 1e-3, 1e-3)
+               max(3, args.runs // 3), tmp, 1e-3, 1e-3, ["--num-threads", "1"])
     data["conv3x3"] = r
     flops = 2 * 64 * 56 * 56 * 64 * 9
     b_ms = baselines["onednn_conv3x3_1x64x56x56"][0]
-    rows.append(("conv 3x3 1x64x56x56 -> 64", f"{r['median_ms']:.3f} ms "
+    rows.append(("conv 3x3 1x64x56x56 -> 64, 1 thread", f"{r['median_ms']:.3f} ms "
                  f"({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
                  f"oneDNN 1 thread: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
                  f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
@@ -128,18 +128,19 @@ def main():
     ys = rng.standard_normal(n).astype(np.float32)
     ref = np.tanh(np.maximum(xs.astype(np.float64) * 2 + 1, 0) * ys).astype(np.float32)
     r = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
-               args.runs, tmp, 1e-5, 1e-6)
+               args.runs, tmp, 1e-5, 1e-6, ["--num-threads", "1"])
     data["chain4"] = r
     stream_ms = baselines["stream_add_2x64MiB_in_64MiB_out"][0]
     bytes_moved = 3 * 4 * n
     bw = bytes_moved / (stream_ms * 1e-3) / 1e9
-    rows.append(("elementwise chain of 4 ops, 2^24 f32",
+    rows.append(("elementwise chain of 4 ops, 2^24 f32, 1 thread",
                  f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
                  f"measured bandwidth (add, same traffic): {stream_ms:.2f} ms ({bw:.1f} GB/s)",
                  f"{stream_ms / r['median_ms']:.2f}x", r["correct"]))
     for nofuse in (True,):
         r2 = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
-                    max(3, args.runs // 3), tmp, 1e-5, 1e-6, ["--no-fusion"])
+                    max(3, args.runs // 3), tmp, 1e-5, 1e-6,
+                    ["--no-fusion", "--num-threads", "1"])
         data["chain4_unfused"] = r2
         rows.append(("  same, --no-fusion", f"{r2['median_ms']:.2f} ms", "", "",
                      r2["correct"]))
@@ -149,15 +150,15 @@ def main():
     e = np.exp(s64 - s64.max(-1, keepdims=True))
     ref = (e / e.sum(-1, keepdims=True)).astype(np.float32)
     r = run_fx(fx_run, "elementwise.mlir", "softmax", [s], ref, args.runs,
-               tmp, 1e-5, 1e-7)
+               tmp, 1e-5, 1e-7, ["--num-threads", "1"])
     data["softmax"] = r
     bytes_moved = 2 * 4 * 4096 * 4096
-    rows.append(("softmax 4096x4096 f32 (rows)",
+    rows.append(("softmax 4096x4096 f32 (rows), 1 thread",
                  f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
                  f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
                  f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))
 
-    header = ("| workload | fx-mlir (CPU, 1 thread) | reference | reference/fx time | numbers ok |\n"
+    header = ("| workload | fx-mlir (CPU) | reference (same threads) | reference/fx time | numbers ok |\n"
               "|---|---|---|---|---|")
     table = header + "\n" + "\n".join(
         f"| {a} | {b} | {c} | {d} | {'yes' if ok else 'NO'} |"

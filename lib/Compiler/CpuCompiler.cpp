@@ -6,6 +6,7 @@
 #include "fx/Dialect/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/MemRefCopy.h"
+#include "fx/Runtime/Parallel.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -175,6 +176,7 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
   pipelineOptions.vectorize = options.vectorize;
+  pipelineOptions.threads = options.threads;
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();
@@ -230,6 +232,9 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
     llvm::orc::SymbolMap symbols;
     symbols[interner("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("fxrtParallelFor")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&fxrtParallelFor),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });

@@ -22,8 +22,10 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   if (options.vectorize)
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.
-    pipeline += ",func.func(fx-cpu-tile-and-vectorize),canonicalize,cse"
-                ",loop-invariant-subset-hoisting,canonicalize";
+    pipeline +=
+        ",func.func(fx-cpu-tile-and-vectorize{threads=" +
+        std::to_string(options.threads) +
+        "}),canonicalize,cse,loop-invariant-subset-hoisting,canonicalize";
   if (options.emitCInterface)
     pipeline += ",fx-emit-c-interface";
   pipeline +=
@@ -36,6 +38,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       "modify-public-functions=true}"
       ",canonicalize,buffer-deallocation-pipeline"
       ",convert-bufferization-to-memref"
+      // Parallel chunks (scf.forall) become outlined bodies ...
+      ",fx-outline-forall"
       // Loops, then LLVM.
       ",func.func(convert-linalg-to-loops)"
       ",convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)"
@@ -44,6 +48,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       ",convert-math-to-llvm"
       ",convert-math-to-libm"
       ",convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm"
+      // ... called through the runtime's thread pool.
+      ",fx-forall-to-runtime"
       ",convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
   if (failed(parsePassPipeline(pipeline, pm)))
     llvm::report_fatal_error("fx-cpu-pipeline: invalid pass pipeline text");

@@ -20,6 +20,8 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <thread>
+
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUTILEANDVECTORIZE
 #include "fx/Transforms/Passes.h.inc"
@@ -93,7 +95,7 @@ struct CPUTileAndVectorizePass
         ops.push_back(op);
     });
     for (linalg::LinalgOp op : ops)
-      tile(rewriter, op);
+      tile(rewriter, distribute(rewriter, op));
 
     // Fold the peeled bounds into static tile shapes.
     // (Dialect-level patterns matter: linalg folds tensor.casts into its
@@ -177,6 +179,46 @@ struct CPUTileAndVectorizePass
     }
     sizes.back() = vectorWidth;
     return sizes;
+  }
+
+  /// Splits the outermost loop of a large op whose outermost loop is
+  /// parallel into one scf.forall chunk per thread; returns the op to tile
+  /// further (the chunk's op, or `op` itself).
+  linalg::LinalgOp distribute(IRRewriter &rewriter, linalg::LinalgOp op) {
+    int64_t numThreads =
+        threads > 0 ? threads
+                    : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+    if (numThreads < 2 || chooseTileSizes(op).empty())
+      return op;
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (iterators.front() != utils::IteratorType::parallel ||
+        ShapedType::isDynamic(ranges.front()) || ranges.front() < 2)
+      return op;
+    int64_t work = 1;
+    for (int64_t r : ranges)
+      work = ShapedType::isDynamic(r) ? work : work * r;
+    if (work < parallelMinWork)
+      return op;
+    auto tileable = dyn_cast<TilingInterface>(op.getOperation());
+    if (!tileable)
+      return op;
+    // Chunks of whole register tiles, so each chunk peels like the full op.
+    int64_t granule = linalg::isaContractionOpInterface(op) ? tileM : 1;
+    int64_t chunk = llvm::divideCeil(ranges.front(), numThreads);
+    chunk = llvm::divideCeil(chunk, granule) * granule;
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    sizes.front() = chunk;
+    scf::SCFTilingOptions options;
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled =
+        scf::tileUsingSCF(rewriter, tileable, options);
+    if (failed(tiled))
+      return op;
+    rewriter.replaceOp(op, tiled->replacements);
+    return cast<linalg::LinalgOp>(tiled->tiledOps.back());
   }
 
   void tile(IRRewriter &rewriter, linalg::LinalgOp op) {

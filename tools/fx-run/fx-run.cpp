@@ -9,6 +9,7 @@
 #include "fx/Compiler/CpuCompiler.h"
 #include "fx/Runtime/CpuFunction.h"
 #include "fx/Runtime/NumpyIO.h"
+#include "fx/Runtime/Parallel.h"
 #include "fx/Runtime/Safetensors.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -78,6 +79,11 @@ static cl::opt<bool> noFusion("no-fusion",
 static cl::opt<bool> noVectorize("no-vectorize",
                                  cl::desc("Disable tiling and vectorization"),
                                  cl::init(false), cl::cat(category));
+static cl::opt<unsigned> numThreads(
+    "num-threads",
+    cl::desc("Threads for parallel loops (default: FX_NUM_THREADS or "
+             "the hardware threads; 1 for single-threaded code)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<bool> printOutputs("print",
                                   cl::desc("Print a summary of each output"),
                                   cl::init(false), cl::cat(category));
@@ -284,6 +290,12 @@ int main(int argc, char **argv) {
   fx::CpuCompileOptions options;
   options.fuseElementwise = !noFusion;
   options.vectorize = !noVectorize;
+  if (numThreads > 0) {
+    options.threads = numThreads;
+    rt::setNumThreads(numThreads);
+  } else {
+    options.threads = rt::getNumThreads();
+  }
   auto jit = fx::JitModule::compile(*module, options);
   if (failed(jit))
     return kError;

@@ -54,6 +54,8 @@ struct CpuCompileOptions {
   bool fuseElementwise = true;
   /// Tile and vectorize (fx-cpu-pipeline option).
   bool vectorize = true;
+  /// Parallel chunks per large op (fx-cpu-pipeline option; 0: hardware).
+  int64_t threads = 0;
   /// LLVM optimization level.
   unsigned optLevel = 3;
 };

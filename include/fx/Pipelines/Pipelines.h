@@ -23,6 +23,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "registers (fx-cpu-tile-and-vectorize); off gives plain "
                      "scalar loops"),
       llvm::cl::init(true)};
+  Option<int64_t> threads{
+      *this, "threads",
+      llvm::cl::desc("Split large ops into this many parallel chunks run on "
+                     "the runtime's thread pool (0: the host's hardware "
+                     "threads, 1: single-threaded code)"),
+      llvm::cl::init(0)};
   Option<bool> emitCInterface{
       *this, "emit-c-interface",
       llvm::cl::desc("Give every public function a C-callable "

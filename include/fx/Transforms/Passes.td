@@ -36,6 +36,33 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXOutlineForall : Pass<"fx-outline-forall", "ModuleOp"> {
+  let summary = "Outline the bodies of scf.forall loops on buffers";
+  let description = [{
+    After bufferization: every outermost one-dimensional `scf.forall` without
+    results becomes a call to a private declaration
+    `@__fx_forall_dispatch_<n>(count, lower, step, captures...)`, and its body
+    moves into `@__fx_forall_body_<n>(begin, end, lower, step, captures...)`,
+    which runs iterations `[begin, end)` as an `scf.for`. After the LLVM
+    lowering, `fx-forall-to-runtime` replaces the dispatch call with a call
+    into the runtime's thread pool.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
+  let summary = "Call the runtime thread pool for outlined scf.forall loops";
+  let description = [{
+    On the LLVM dialect, after `fx-outline-forall` and the lowering: each
+    call to `@__fx_forall_dispatch_<n>` becomes
+    `fxrtParallelFor(count, @__fx_forall_trampoline_<n>, context)`, where the
+    context is a stack struct holding the call's remaining arguments and the
+    trampoline loads them and calls `@__fx_forall_body_<n>`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
                                  "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";
@@ -52,6 +79,11 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
     * every other linalg op is tiled to one vector of `vector-width` elements
       along its innermost loop (1 along the others) and vectorized.
 
+    Large ops whose outermost loop is parallel are first split into one
+    `scf.forall` chunk per thread (`threads`); the tiling below happens inside
+    each chunk. `fx-outline-forall` and `fx-forall-to-runtime` later turn the
+    `scf.forall` into calls to the runtime's thread pool.
+
     Contraction tile loops are peeled: full tiles are vectorized without
     masks and the remainders stay scalar loops. Other ops' boundary tiles are
     vectorized with masks. Convolutions, pooling and gathers (ops the
@@ -65,6 +97,14 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Rows of a contraction tile">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
            "Columns of a contraction tile">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Split the outermost parallel loop of large ops into this many "
+           "scf.forall chunks for the runtime's thread pool (0: the host's "
+           "hardware threads; 1: no scf.forall)">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t",
+           /*default=*/"65536",
+           "Only ops with at least this many loop iterations get an "
+           "scf.forall">,
     Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
            "Lower vector.contract and multi-reductions to outer products and "
            "inner reductions (off: leave the vectorizer's output)">,

@@ -1,0 +1,58 @@
+//===- ParallelTest.cpp - the runtime's thread pool -----------------------===//
+
+#include "fx/Runtime/Parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <vector>
+
+namespace {
+
+struct Hits {
+  std::vector<std::atomic<int>> counts;
+  explicit Hits(size_t n) : counts(n) {}
+};
+
+void countRange(int64_t begin, int64_t end, void *ctx) {
+  auto *hits = static_cast<Hits *>(ctx);
+  for (int64_t i = begin; i < end; ++i)
+    ++hits->counts[i];
+}
+
+TEST(ParallelTest, EveryIterationRunsOnce) {
+  for (int threads : {1, 2, 3}) {
+    fx::rt::setNumThreads(threads);
+    EXPECT_EQ(fx::rt::getNumThreads(), threads);
+    for (int64_t n : {0, 1, 2, 5, 1000}) {
+      Hits hits(n);
+      fxrtParallelFor(n, countRange, &hits);
+      for (int64_t i = 0; i < n; ++i)
+        EXPECT_EQ(hits.counts[i].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
+}
+
+void nested(int64_t begin, int64_t end, void *ctx) {
+  // A parallel loop inside a body runs serially on the calling thread.
+  for (int64_t i = begin; i < end; ++i)
+    fxrtParallelFor(1, countRange, static_cast<Hits *>(ctx));
+}
+
+TEST(ParallelTest, NestedLoopsRunSerially) {
+  fx::rt::setNumThreads(2);
+  Hits hits(1);
+  fxrtParallelFor(8, nested, &hits);
+  EXPECT_EQ(hits.counts[0].load(), 8);
+}
+
+TEST(ParallelTest, ManyLoopsInARow) {
+  fx::rt::setNumThreads(2);
+  Hits hits(64);
+  for (int round = 0; round < 200; ++round)
+    fxrtParallelFor(64, countRange, &hits);
+  for (auto &c : hits.counts)
+    EXPECT_EQ(c.load(), 200);
+}
+
+} // namespace
