@@ -34,6 +34,11 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       // buffers are freed by the ownership-based deallocation.
       ",one-shot-bufferize{bufferize-function-boundaries "
       "function-boundary-type-conversion=identity-layout-map}"
+      // Tiled loops carry their output buffer and copy each tile onto
+      // itself; CSE + canonicalization fold both, so the result is the
+      // allocation itself and buffer-results-to-out-params replaces it by the
+      // caller's buffer.
+      ",canonicalize,cse,canonicalize"
       ",buffer-results-to-out-params{hoist-static-allocs=true "
       "modify-public-functions=true}"
       ",canonicalize,buffer-deallocation-pipeline"
