@@ -180,6 +180,11 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();
+  // Parameter names are runtime metadata (see getSignature); LLVM has no use
+  // for them and warns about unknown argument attributes.
+  for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
+      fn.removeArgAttr(i, StringAttr::get(module.getContext(), "fx.param"));
   // The runtime passes outputs as buffers: a C interface that still returns
   // a value would be called wrongly, so refuse it here.
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
