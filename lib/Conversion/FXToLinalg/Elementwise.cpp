@@ -29,40 +29,21 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
   return createScalarConstant(b, loc, type, value);
 }
 
-/// max/min with PyTorch's NaN propagation for floats; `or`/`and` for bools.
+// Short names for the shared scalar arithmetic (Utils.h).
 Value maximum(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::MaximumFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::OrIOp::create(b, loc, x, y);
-  return arith::MaxSIOp::create(b, loc, x, y);
+  return createMaximum(b, loc, x, y);
 }
 Value minimum(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::MinimumFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::AndIOp::create(b, loc, x, y);
-  return arith::MinSIOp::create(b, loc, x, y);
+  return createMinimum(b, loc, x, y);
 }
-
 Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::AddFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::OrIOp::create(b, loc, x, y);
-  return arith::AddIOp::create(b, loc, x, y);
+  return createAdd(b, loc, x, y);
 }
 Value sub(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::SubFOp::create(b, loc, x, y);
-  return arith::SubIOp::create(b, loc, x, y);
+  return createSub(b, loc, x, y);
 }
 Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return arith::MulFOp::create(b, loc, x, y);
-  if (x.getType().isInteger(1))
-    return arith::AndIOp::create(b, loc, x, y);
-  return arith::MulIOp::create(b, loc, x, y);
+  return createMul(b, loc, x, y);
 }
 
 /// relu6(x + 3) / 6, shared by hardswish and hardsigmoid.

@@ -88,20 +88,15 @@ struct AddmmPattern : OpConversionPattern<AddmmOp> {
     Value result = createElementwise(
         rewriter, loc, op, inputs, resultType,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto isF = isa<FloatType>(t);
-          auto mulC = [&](Value v, double c) -> Value {
-            if (c == 1)
-              return v;
-            Value k = createScalarConstant(b, l, t, c);
-            return isF ? arith::MulFOp::create(b, l, v, k).getResult()
-                       : arith::MulIOp::create(b, l, v, k).getResult();
+          auto scale = [&](Value v, double c) -> Value {
+            return c == 1
+                       ? v
+                       : createMul(b, l, v, createScalarConstant(b, l, t, c));
           };
-          Value y = mulC(args[0], alpha);
-          if (beta != 0) {
-            Value s = mulC(convertScalar(b, l, args[1], t), beta);
-            y = isF ? arith::AddFOp::create(b, l, y, s).getResult()
-                    : arith::AddIOp::create(b, l, y, s).getResult();
-          }
+          Value y = scale(args[0], alpha);
+          if (beta != 0)
+            y = createAdd(b, l, y,
+                          scale(convertScalar(b, l, args[1], t), beta));
           return convertScalar(b, l, y, element);
         });
     rewriter.replaceOp(op, result);
@@ -160,12 +155,8 @@ struct LinearPattern : OpConversionPattern<LinearOp> {
         rewriter, loc, op, inputs, accType.clone(element),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value y = args[0];
-          if (args.size() > 1) {
-            Value bias = convertScalar(b, l, args[1], t);
-            y = isa<FloatType>(t)
-                    ? arith::AddFOp::create(b, l, y, bias).getResult()
-                    : arith::AddIOp::create(b, l, y, bias).getResult();
-          }
+          if (args.size() > 1)
+            y = createAdd(b, l, y, convertScalar(b, l, args[1], t));
           return convertScalar(b, l, y, element);
         });
     SmallVector<OpFoldResult> outSizes(ArrayRef(inSizes).drop_back());

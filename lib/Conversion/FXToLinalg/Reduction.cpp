@@ -63,40 +63,19 @@ struct ReductionPattern : OpConversionPattern<OpTy> {
         getReducedDims(op.getDim(), inputType.getRank());
     Value init;
     Combiner combine;
-    auto addCombine = [](OpBuilder &b, Location l, Value x, Value a) -> Value {
-      if (isa<FloatType>(x.getType()))
-        return arith::AddFOp::create(b, l, x, a);
-      if (x.getType().isInteger(1))
-        return arith::OrIOp::create(b, l, x, a);
-      return arith::AddIOp::create(b, l, x, a);
-    };
-    auto maxCombine = [](OpBuilder &b, Location l, Value x, Value a) -> Value {
-      if (isa<FloatType>(x.getType()))
-        return arith::MaximumFOp::create(b, l, x, a);
-      if (x.getType().isInteger(1))
-        return arith::OrIOp::create(b, l, x, a);
-      return arith::MaxSIOp::create(b, l, x, a);
-    };
-    auto minCombine = [](OpBuilder &b, Location l, Value x, Value a) -> Value {
-      if (isa<FloatType>(x.getType()))
-        return arith::MinimumFOp::create(b, l, x, a);
-      if (x.getType().isInteger(1))
-        return arith::AndIOp::create(b, l, x, a);
-      return arith::MinSIOp::create(b, l, x, a);
-    };
     switch (kind) {
     case Kind::Sum:
     case Kind::Mean:
       init = createScalarConstant(rewriter, loc, acc, 0);
-      combine = addCombine;
+      combine = createAdd;
       break;
     case Kind::Max:
       init = createExtremeConstant(rewriter, loc, acc, /*lowest=*/true);
-      combine = maxCombine;
+      combine = createMaximum;
       break;
     case Kind::Min:
       init = createExtremeConstant(rewriter, loc, acc, /*lowest=*/false);
-      combine = minCombine;
+      combine = createMinimum;
       break;
     }
     Value result =

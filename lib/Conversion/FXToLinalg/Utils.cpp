@@ -87,6 +87,47 @@ Value tolinalg::createExtremeConstant(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, extreme));
 }
 
+static bool isBool(Value v) { return v.getType().isInteger(1); }
+static bool isFloatValue(Value v) { return isa<FloatType>(v.getType()); }
+
+Value tolinalg::createAdd(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloatValue(x))
+    return arith::AddFOp::create(b, loc, x, y);
+  if (isBool(x))
+    return arith::OrIOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
+}
+
+Value tolinalg::createSub(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloatValue(x))
+    return arith::SubFOp::create(b, loc, x, y);
+  return arith::SubIOp::create(b, loc, x, y);
+}
+
+Value tolinalg::createMul(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloatValue(x))
+    return arith::MulFOp::create(b, loc, x, y);
+  if (isBool(x))
+    return arith::AndIOp::create(b, loc, x, y);
+  return arith::MulIOp::create(b, loc, x, y);
+}
+
+Value tolinalg::createMaximum(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloatValue(x))
+    return arith::MaximumFOp::create(b, loc, x, y);
+  if (isBool(x))
+    return arith::OrIOp::create(b, loc, x, y);
+  return arith::MaxSIOp::create(b, loc, x, y);
+}
+
+Value tolinalg::createMinimum(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloatValue(x))
+    return arith::MinimumFOp::create(b, loc, x, y);
+  if (isBool(x))
+    return arith::AndIOp::create(b, loc, x, y);
+  return arith::MinSIOp::create(b, loc, x, y);
+}
+
 SmallVector<OpFoldResult> tolinalg::getSizes(OpBuilder &b, Location loc,
                                              Value value) {
   return tensor::getMixedSizes(b, loc, value);

@@ -27,6 +27,15 @@ Value createScalarConstant(OpBuilder &b, Location loc, Type type, double value);
 /// The identity of max (the lowest value) or min (the highest) for `type`.
 Value createExtremeConstant(OpBuilder &b, Location loc, Type type, bool lowest);
 
+/// Scalar arithmetic on any FX compute type: float ops for floats, signed
+/// integer ops for integers, and the logical meaning for i1 (add and max are
+/// `or`, mul and min are `and`). max/min propagate NaN, like PyTorch.
+Value createAdd(OpBuilder &b, Location loc, Value x, Value y);
+Value createSub(OpBuilder &b, Location loc, Value x, Value y);
+Value createMul(OpBuilder &b, Location loc, Value x, Value y);
+Value createMaximum(OpBuilder &b, Location loc, Value x, Value y);
+Value createMinimum(OpBuilder &b, Location loc, Value x, Value y);
+
 /// `tensor.empty` of `type`, taking dynamic sizes from `sizes` (one entry per
 /// dimension; only the dynamic ones are read).
 Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,
