@@ -108,9 +108,17 @@ struct CPUTileAndVectorizePass
     if (failed(applyPatternsGreedily(func, std::move(canonicalization))))
       return signalPassFailure();
 
+    // Full convolution tiles (static, oh = kh = 1) become 1-d convolutions.
+    {
+      RewritePatternSet decompose(ctx);
+      linalg::populateDecomposeConvolutionPatterns(decompose);
+      if (failed(applyPatternsGreedily(func, std::move(decompose))))
+        return signalPassFailure();
+    }
+
     SmallVector<Operation *> tiled;
     func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorSizes))
+      if (op->hasAttr(kVectorSizes) || isa<linalg::Conv1DNcwFcwOp>(op))
         tiled.push_back(op);
     });
     for (Operation *op : tiled)
@@ -162,8 +170,13 @@ struct CPUTileAndVectorizePass
     unsigned numLoops = op.getNumLoops();
     if (numLoops == 0)
       return {};
-    // Pooling and the convolutions im2col does not handle stay loops: the
-    // vectorizer would need them decomposed first.
+    // A 2-d convolution is tiled to one output row, a block of output
+    // channels and columns, and one (kh, kw) window position: each tile is
+    // a 1-d convolution once decomposed, which the vectorizer handles.
+    // Loops: (n, f, oh, ow, c, kh, kw); c stays whole.
+    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      return {1, convTileF, 1, convTileW, 0, 1, 1};
+    // Pooling and other convolutions stay loops.
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
       return {};
     SmallVector<int64_t> sizes(numLoops, 1);
@@ -239,7 +252,8 @@ struct CPUTileAndVectorizePass
     auto sizesAttr = rewriter.getDenseI64ArrayAttr(sizes);
     for (Operation *tiledOp : tiled->tiledOps)
       tiledOp->setAttr(kVectorSizes, sizesAttr);
-    if (!isContraction(tiled->tiledOps.back()))
+    if (!isContraction(tiled->tiledOps.back()) &&
+        !isa<linalg::Conv2DNchwFchwOp>(tiled->tiledOps.back()))
       return;
     // Peel every tile loop: the main loops then step over full tiles only;
     // the remainders keep dynamic sizes and stay scalar.
@@ -254,7 +268,11 @@ struct CPUTileAndVectorizePass
   void vectorize(IRRewriter &rewriter, Operation *op) {
     auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes);
     op->removeAttr(kVectorSizes);
-    bool contraction = isContraction(op);
+    // Convolution tiles: 2-d ones that did not decompose (partial tiles)
+    // stay loops; 1-d ones are vectorized from their static shapes.
+    if (isa<linalg::Conv2DNchwFchwOp>(op))
+      return;
+    bool contraction = isContraction(op) || isa<linalg::Conv1DNcwFcwOp>(op);
     auto linalgOp = cast<linalg::LinalgOp>(op);
     // A contraction is vectorized only as a full tile: masked contractions
     // do not lower reliably (measured: wrong results on the im2col path).

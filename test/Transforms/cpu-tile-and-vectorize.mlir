@@ -58,3 +58,16 @@ func.func @pooling_untouched(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: t
   %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%o : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// A 2-d convolution is tiled to 1-d convolutions over a 16-channel x
+// 16-column block, which are vectorized.
+// CHECK-LABEL: func.func @conv2d_tiles(
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: linalg.conv
+func.func @conv2d_tiles(%x: tensor<1x8x18x18xf32>, %w: tensor<32x8x3x3xf32>, %o: tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x18x18xf32>, tensor<32x8x3x3xf32>) outs(%o : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %0 : tensor<1x32x16x16xf32>
+}

@@ -76,6 +76,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
       tile is a register-blocked outer-product update; the accumulator tile
       is kept in vector registers across the k loop once
       `loop-invariant-subset-hoisting` runs;
+    * `linalg.conv_2d_nchw_fchw` is tiled to one output row, a block of
+      output channels and columns, and one window position; full tiles
+      decompose into `linalg.conv_1d_ncw_fcw` (upstream
+      `populateDecomposeConvolutionPatterns`), which is vectorized;
     * every other linalg op is tiled to one vector of `vector-width` elements
       along its innermost loop (1 along the others) and vectorized.
 
@@ -105,6 +109,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            /*default=*/"65536",
            "Only ops with at least this many loop iterations get an "
            "scf.forall">,
+    Option<"convTileF", "conv-tile-f", "int64_t", /*default=*/"16",
+           "Output channels of a 2-d convolution tile">,
+    Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
+           "Output columns of a 2-d convolution tile">,
     Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
            "Lower vector.contract and multi-reductions to outer products and "
            "inner reductions (off: leave the vectorizer's output)">,
