@@ -34,13 +34,21 @@ def build_baselines(build):
 
 
 def run_baselines(exe, runs):
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    out = subprocess.run([exe, str(runs)], capture_output=True, text=True,
-                         env=env, check=True).stdout
+    """OpenBLAS sets its threads itself; oneDNN takes OMP_NUM_THREADS, so the
+    baseline program runs once per thread count and convolution rows are
+    suffixed with it."""
     result = {}
-    for line in out.splitlines():
-        name, med, lo, hi = line.split()
-        result[name] = (float(med), float(lo), float(hi))
+    for threads in (1, 2):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        out = subprocess.run([exe, str(runs)], capture_output=True, text=True,
+                             env=env, check=True).stdout
+        for line in out.splitlines():
+            name, med, lo, hi = line.split()
+            if name.startswith("onednn"):
+                name += f"_t{threads}"
+            elif threads != 1:
+                continue  # OpenBLAS and bandwidth rows: from the first run
+            result[name] = (float(med), float(lo), float(hi))
     return result
 
 
@@ -113,15 +121,17 @@ def main():
     ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(),
                                      torch.from_numpy(w).double(),
                                      padding=1).float().numpy()
-    r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref,
-               max(3, args.runs // 3), tmp, 1e-3, 1e-3, ["--num-threads", "1"])
-    data["conv3x3"] = r
     flops = 2 * 64 * 56 * 56 * 64 * 9
-    b_ms = baselines["onednn_conv3x3_1x64x56x56"][0]
-    rows.append(("conv 3x3 1x64x56x56 -> 64, 1 thread", f"{r['median_ms']:.3f} ms "
-                 f"({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
-                 f"oneDNN 1 thread: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
-                 f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
+    for t in (1, 2):
+        r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref, args.runs,
+                   tmp, 1e-3, 1e-3, ["--num-threads", str(t)])
+        data[f"conv3x3_t{t}"] = r
+        key = f"onednn_conv3x3_1x64x56x56_t{t}"
+        b_ms = baselines[key][0]
+        rows.append((f"conv 3x3 1x64x56x56 -> 64, {t} thread{'s' if t > 1 else ''}",
+                     f"{r['median_ms']:.3f} ms ({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
+                     f"oneDNN: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
+                     f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
 
     n = 1 << 24
     xs = rng.standard_normal(n).astype(np.float32)

@@ -194,8 +194,8 @@ struct CPUTileAndVectorizePass
     return sizes;
   }
 
-  /// Splits the outermost loop of a large op whose outermost loop is
-  /// parallel into one scf.forall chunk per thread; returns the op to tile
+  /// Splits the outermost parallel loop (with at least two iterations) of a
+  /// large op into one scf.forall chunk per thread; returns the op to tile
   /// further (the chunk's op, or `op` itself).
   linalg::LinalgOp distribute(IRRewriter &rewriter, linalg::LinalgOp op) {
     int64_t numThreads =
@@ -203,10 +203,17 @@ struct CPUTileAndVectorizePass
                     : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
     if (numThreads < 2 || chooseTileSizes(op).empty())
       return op;
+    // The first loop with at least two iterations, if it and all loops
+    // before it are parallel (a batch of 1 is skipped over).
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (iterators.front() != utils::IteratorType::parallel ||
-        ShapedType::isDynamic(ranges.front()) || ranges.front() < 2)
+    int64_t dim = 0;
+    while (dim < static_cast<int64_t>(ranges.size()) && ranges[dim] == 1 &&
+           iterators[dim] == utils::IteratorType::parallel)
+      ++dim;
+    if (dim == static_cast<int64_t>(ranges.size()) ||
+        iterators[dim] != utils::IteratorType::parallel ||
+        ShapedType::isDynamic(ranges[dim]) || ranges[dim] < 2)
       return op;
     int64_t work = 1;
     for (int64_t r : ranges)
@@ -217,11 +224,12 @@ struct CPUTileAndVectorizePass
     if (!tileable)
       return op;
     // Chunks of whole register tiles, so each chunk peels like the full op.
-    int64_t granule = linalg::isaContractionOpInterface(op) ? tileM : 1;
-    int64_t chunk = llvm::divideCeil(ranges.front(), numThreads);
+    SmallVector<int64_t> tileSizes = chooseTileSizes(op);
+    int64_t granule = std::max<int64_t>(tileSizes[dim], 1);
+    int64_t chunk = llvm::divideCeil(ranges[dim], numThreads);
     chunk = llvm::divideCeil(chunk, granule) * granule;
     SmallVector<int64_t> sizes(ranges.size(), 0);
-    sizes.front() = chunk;
+    sizes[dim] = chunk;
     scf::SCFTilingOptions options;
     options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
     options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));

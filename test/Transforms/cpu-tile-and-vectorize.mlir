@@ -1,7 +1,13 @@
-// RUN: fx-opt %s --fx-cpu-tile-and-vectorize --split-input-file | FileCheck %s
+// RUN: fx-opt %s --fx-cpu-tile-and-vectorize="threads=1" --split-input-file | FileCheck %s
+// RUN: fx-opt %s --fx-cpu-tile-and-vectorize="threads=2" --split-input-file | FileCheck %s --check-prefix=THREADS
 
 // A matmul tile is an 8x32 outer-product update; with 64 = 8 * 8 and
 // 64 = 2 * 32 every tile is full and nothing is masked.
+// With two threads the rows are split into two scf.forall chunks of whole
+// 8-row tiles; the register tiles are inside.
+// THREADS-LABEL: func.func @matmul_full_tiles(
+// THREADS: scf.forall (%{{.*}}) = (0) to (64) step (32)
+// THREADS: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
 // CHECK-LABEL: func.func @matmul_full_tiles(
 // CHECK: scf.for {{.*}} step %c8
 // CHECK: scf.for {{.*}} step %c32
@@ -63,6 +69,10 @@ func.func @pooling_untouched(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: t
 
 // A 2-d convolution is tiled to 1-d convolutions over a 16-channel x
 // 16-column block, which are vectorized.
+// With two threads and a batch of 1 the output channels are split.
+// THREADS-LABEL: func.func @conv2d_tiles(
+// THREADS: scf.forall (%{{.*}}) = (0) to (32) step (16)
+// THREADS: vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
 // CHECK-LABEL: func.func @conv2d_tiles(
 // CHECK: scf.for {{.*}} step %c16
 // CHECK: vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
