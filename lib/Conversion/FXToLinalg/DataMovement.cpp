@@ -157,8 +157,7 @@ struct UnsqueezePattern : OpConversionPattern<UnsqueezeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getSelf();
-    int64_t rank = op.getType().getRank();
-    int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+    int64_t dim = normalize(op.getDim(), op.getType().getRank());
     SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, input);
     sizes.insert(sizes.begin() + dim, rewriter.getIndexAttr(1));
     rewriter.replaceOp(op,
@@ -338,8 +337,7 @@ struct ConcatPattern : OpConversionPattern<OpTy> {
         llvm::map_to_vector(adaptor.getTensors(), [&](Value v) {
           return convertTensor(rewriter, loc, op, v, element);
         });
-    int64_t rank = resultType.getRank();
-    int64_t dim = op.getDim() < 0 ? op.getDim() + rank : op.getDim();
+    int64_t dim = normalize(op.getDim(), resultType.getRank());
     rewriter.replaceOp(
         op, concatenate(rewriter, loc, parts, dim, resultType, stacked));
     return success();
