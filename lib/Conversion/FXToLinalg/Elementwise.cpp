@@ -29,30 +29,13 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
   return createScalarConstant(b, loc, type, value);
 }
 
-// Short names for the shared scalar arithmetic (Utils.h).
-Value maximum(OpBuilder &b, Location loc, Value x, Value y) {
-  return createMaximum(b, loc, x, y);
-}
-Value minimum(OpBuilder &b, Location loc, Value x, Value y) {
-  return createMinimum(b, loc, x, y);
-}
-Value add(OpBuilder &b, Location loc, Value x, Value y) {
-  return createAdd(b, loc, x, y);
-}
-Value sub(OpBuilder &b, Location loc, Value x, Value y) {
-  return createSub(b, loc, x, y);
-}
-Value mul(OpBuilder &b, Location loc, Value x, Value y) {
-  return createMul(b, loc, x, y);
-}
-
 /// relu6(x + 3) / 6, shared by hardswish and hardsigmoid.
 Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value shifted = arith::AddFOp::create(b, loc, x, constant(b, loc, t, 3));
-  Value clamped =
-      minimum(b, loc, maximum(b, loc, shifted, constant(b, loc, t, 0)),
-              constant(b, loc, t, 6));
+  Value clamped = createMinimum(
+      b, loc, createMaximum(b, loc, shifted, constant(b, loc, t, 0)),
+      constant(b, loc, t, 6));
   return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
 }
 
@@ -65,7 +48,7 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 
 // The scalar computation of each unary op, in its compute type.
 Value computeUnary(ReluOp, OpBuilder &b, Location loc, Value x) {
-  return maximum(b, loc, x, constant(b, loc, x.getType(), 0));
+  return createMaximum(b, loc, x, constant(b, loc, x.getType(), 0));
 }
 Value computeUnary(SigmoidOp, OpBuilder &b, Location loc, Value x) {
   return sigmoid(b, loc, x);
@@ -183,9 +166,9 @@ struct GeluPattern : OpConversionPattern<GeluOp> {
 Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
                   std::optional<double> hi) {
   if (lo)
-    x = maximum(b, loc, x, constant(b, loc, x.getType(), *lo));
+    x = createMaximum(b, loc, x, constant(b, loc, x.getType(), *lo));
   if (hi)
-    x = minimum(b, loc, x, constant(b, loc, x.getType(), *hi));
+    x = createMinimum(b, loc, x, constant(b, loc, x.getType(), *hi));
   return x;
 }
 
@@ -249,19 +232,19 @@ Value scaleByAlpha(OpBuilder &b, Location loc, Value y, double alpha) {
     return y;
   if (y.getType().isInteger(1))
     return alpha == 0.0 ? constant(b, loc, y.getType(), 0) : y;
-  return mul(b, loc, y, constant(b, loc, y.getType(), alpha));
+  return createMul(b, loc, y, constant(b, loc, y.getType(), alpha));
 }
 
 Value computeBinary(AddOp op, OpBuilder &b, Location loc, Value x, Value y) {
-  return add(b, loc, x,
-             scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+  return createAdd(b, loc, x,
+                   scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
 }
 Value computeBinary(SubOp op, OpBuilder &b, Location loc, Value x, Value y) {
-  return sub(b, loc, x,
-             scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
+  return createSub(b, loc, x,
+                   scaleByAlpha(b, loc, y, op.getAlpha().convertToDouble()));
 }
 Value computeBinary(MulOp, OpBuilder &b, Location loc, Value x, Value y) {
-  return mul(b, loc, x, y);
+  return createMul(b, loc, x, y);
 }
 Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
   std::optional<RoundingMode> mode = op.getRoundingMode();
@@ -291,10 +274,10 @@ Value computeBinary(PowOp, OpBuilder &b, Location loc, Value x, Value y) {
   return math::IPowIOp::create(b, loc, x, y);
 }
 Value computeBinary(MaximumOp, OpBuilder &b, Location loc, Value x, Value y) {
-  return maximum(b, loc, x, y);
+  return createMaximum(b, loc, x, y);
 }
 Value computeBinary(MinimumOp, OpBuilder &b, Location loc, Value x, Value y) {
-  return minimum(b, loc, x, y);
+  return createMinimum(b, loc, x, y);
 }
 
 /// Comparison predicates: ordered for floats except `ne` (NaN != NaN is
