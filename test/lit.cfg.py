@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FX"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".py"]
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fx_obj_root, "test")
@@ -18,6 +18,9 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fx_src_root", config.fx_src_root))
 config.substitutions.append(("%fx_obj_root", config.fx_obj_root))
+
+# The importer package (python/fx_mlir) runs from the source tree.
+config.environment["PYTHONPATH"] = os.path.join(config.fx_src_root, "python")
 
 # Strict FileCheck: captured variables are scoped to CHECK-LABEL blocks and
 # every prefix must be used.

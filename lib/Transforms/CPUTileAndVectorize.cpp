@@ -173,9 +173,21 @@ struct CPUTileAndVectorizePass
     // A 2-d convolution is tiled to one output row, a block of output
     // channels and columns, and one (kh, kw) window position: each tile is
     // a 1-d convolution once decomposed, which the vectorizer handles.
-    // Loops: (n, f, oh, ow, c, kh, kw); c stays whole.
-    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
-      return {1, convTileF, 1, convTileW, 0, 1, 1};
+    // Loops: (n, f, oh, ow, c, kh, kw). The input channels are stepped
+    // through in full tiles (a divisor of c): the vectorized tile unrolls
+    // one outer product per channel, so a whole 512-channel reduction would
+    // unroll 512 of them per window position.
+    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+      int64_t channels = op.getStaticLoopRanges()[4];
+      int64_t tileC = 1;
+      if (!ShapedType::isDynamic(channels))
+        for (int64_t c = std::min<int64_t>(convTileC, channels); c >= 1; --c)
+          if (channels % c == 0) {
+            tileC = c;
+            break;
+          }
+      return {1, convTileF, 1, convTileW, tileC, 1, 1};
+    }
     // Pooling and other convolutions stay loops.
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
       return {};

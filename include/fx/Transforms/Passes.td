@@ -113,6 +113,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Output channels of a 2-d convolution tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a 2-d convolution tile">,
+    Option<"convTileC", "conv-tile-c", "int64_t", /*default=*/"8",
+           "Input channels per step of a 2-d convolution tile: the largest "
+           "divisor of the channel count up to this many (the step's outer "
+           "products are unrolled, so this bounds the code size)">,
     Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
            "Lower vector.contract and multi-reductions to outer products and "
            "inner reductions (off: leave the vectorizer's output)">,

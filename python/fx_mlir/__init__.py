@@ -1,0 +1,75 @@
+"""fx_mlir: PyTorch -> FX dialect importer.
+
+    import fx_mlir
+    imported = fx_mlir.import_module(model.eval(), (torch.randn(1, 3, 224, 224),))
+    imported.save("model.mlir", "model.safetensors")
+    print(imported.mlir)
+
+The model is captured at the ATen level with make_fx (functionalized, so
+in-place ops become functional), every ATen op is mapped to the FX dialect,
+and parameters/buffers become function arguments tagged with their qualified
+names ({fx.param = "layer1.0.conv1.weight"}) whose values go to a
+.safetensors file, or constants in the IR with frozen=True.
+"""
+
+import torch
+
+from ._emitter import Unsupported
+from ._importer import Importer, TraceError, UnsupportedOpsError
+from . import safetensors
+
+__all__ = ["import_module", "ImportedModule", "TraceError", "UnsupportedOpsError"]
+
+
+class ImportedModule:
+    """The result of import_module: `.mlir` text and the parameters it names."""
+
+    def __init__(self, mlir, params, func_name):
+        self.mlir = mlir
+        self.params = params          # {qualified name: tensor}, empty when frozen
+        self.func_name = func_name
+
+    def save(self, mlir_path, weights_path=None):
+        """Writes the IR and (unless frozen) the parameters as .safetensors."""
+        with open(mlir_path, "w") as f:
+            f.write(self.mlir)
+        if weights_path is not None:
+            safetensors.save(self.params, weights_path)
+        elif self.params:
+            raise ValueError("the module has parameters: pass weights_path, or import it "
+                             "with frozen=True")
+
+    def __str__(self):
+        return self.mlir
+
+
+def _parameters(module):
+    if not isinstance(module, torch.nn.Module):
+        return []
+    seen = {}
+    for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
+        if tensor is not None and name not in seen:
+            seen[name] = tensor.detach()
+    return list(seen.items())
+
+
+def import_module(module, example_inputs, frozen=False, func_name="forward"):
+    """Imports an nn.Module (or a function of tensors) into the FX dialect.
+
+    `example_inputs` is a tuple of tensors (a single tensor is accepted); their
+    shapes and dtypes become the function's signature. Raises
+    UnsupportedOpsError listing every unsupported op if the graph cannot be
+    expressed.
+    """
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    if isinstance(module, torch.nn.Module) and module.training:
+        raise ValueError("the module is in training mode; call .eval() before importing "
+                         "(fx-mlir compiles inference graphs)")
+    params = _parameters(module)
+    builder = Importer(module, example_inputs, params, frozen, func_name).run()
+    used = {attrs for _, attrs, _ in builder.args if attrs}
+    kept = {name: t for name, t in params
+            if any(f'"{name}"' in a for a in used)} if not frozen else {}
+    return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)

@@ -1,0 +1,582 @@
+"""ATen op -> FX dialect op mapping.
+
+Each handler receives the node's context and its arguments with graph nodes
+replaced by `Value`s, and returns a Value (or a tuple for multi-result ops).
+Handlers raise `Unsupported` with a reason for argument combinations the FX
+dialect cannot express; the importer collects those into one report.
+"""
+
+import operator
+
+import numpy as np
+import torch
+
+from ._emitter import (Unsupported, Value, array_attr, bool_attr, element_type, float_attr,
+                       int_attr)
+
+aten = torch.ops.aten
+HANDLERS = {}
+
+
+def handles(*ops):
+    def register(fn):
+        for op in ops:
+            HANDLERS[op] = fn
+        return fn
+    return register
+
+
+def _is_value(x):
+    return isinstance(x, Value)
+
+
+def _list(x, n):
+    """ATen's int[N] arguments: a single value stands for all N entries."""
+    if isinstance(x, int):
+        return [x] * n
+    x = list(x)
+    if len(x) == 1 and n > 1:
+        return x * n
+    return x
+
+
+def _numel(shape):
+    return int(np.prod(shape, dtype=np.int64))
+
+
+def _float_category(etype):
+    return etype in ("f32", "f16", "bf16")
+
+
+def scalar_operand(ctx, value, like):
+    """A Python number used as a tensor operand (a 'wrapped number')."""
+    if _is_value(value):
+        return value
+    if isinstance(value, bool):
+        etype = "i1"
+    elif isinstance(value, int):
+        etype = "i64"
+    elif isinstance(value, float):
+        etype = "f32"
+    else:
+        raise Unsupported(f"operand of type {type(value).__name__} is not a tensor or number")
+    # A rank-0 operand competes with wrapped numbers on equal terms in type
+    # promotion; give the number the tensor's type when its category allows,
+    # so that the promoted type matches PyTorch's.
+    if like is not None and like.rank == 0:
+        rank = {"i1": 0, "i64": 1, "i32": 1, "f32": 2, "f16": 2, "bf16": 2}
+        if rank[etype] <= rank[like.etype]:
+            etype = like.etype
+    if etype in ("i64", "i32"):
+        value = int(value)
+    return ctx.b.scalar(value, etype, ctx.loc)
+
+
+# ----------------------------------------------------------------------------
+# Elementwise
+
+_UNARY = {
+    "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "exp": "exp", "log": "log",
+    "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal", "sin": "sin", "cos": "cos",
+    "erf": "erf", "silu": "silu", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid",
+    "neg": "neg", "abs": "abs",
+}
+
+
+def _unary(fx_name):
+    def handler(ctx, x):
+        return ctx.emit(fx_name, [x])
+    return handler
+
+
+for _name, _fx in _UNARY.items():
+    handles(getattr(aten, _name).default)(_unary(_fx))
+
+
+@handles(aten.gelu.default)
+def _gelu(ctx, x, approximate="none"):
+    attrs = {"approximate": "#fx.gelu_approximate<tanh>"} if approximate == "tanh" else None
+    return ctx.emit("gelu", [x], attrs)
+
+
+@handles(aten.hardtanh.default)
+def _hardtanh(ctx, x, min_val=-1.0, max_val=1.0):
+    return ctx.emit("hardtanh", [x], {"min_val": float_attr(min_val), "max_val": float_attr(max_val)})
+
+
+@handles(aten.clamp.default)
+def _clamp(ctx, x, min=None, max=None):
+    return ctx.emit("clamp", [x], {"min": None if min is None else float_attr(min),
+                                   "max": None if max is None else float_attr(max)})
+
+
+@handles(aten.clamp.Tensor)
+def _clamp_tensor(ctx, x, min=None, max=None):
+    out = x
+    if min is not None:
+        out = ctx.emit_typed("maximum", [out, scalar_operand(ctx, min, out)])
+    if max is not None:
+        out = ctx.emit_typed("minimum", [out, scalar_operand(ctx, max, out)])
+    return ctx.retype(out)
+
+
+def _binary(fx_name, with_alpha=False, reverse=False):
+    def handler(ctx, a, b, alpha=1, **kwargs):
+        if kwargs.get("rounding_mode") not in (None,):
+            mode = kwargs["rounding_mode"]
+            attrs = {"rounding_mode": f"#fx.rounding_mode<{mode}>"}
+        else:
+            attrs = {}
+        if with_alpha and alpha != 1:
+            attrs["alpha"] = float_attr(alpha)
+        if not _is_value(a) and not _is_value(b):
+            raise Unsupported("both operands are numbers")
+        a_val = scalar_operand(ctx, a, b if _is_value(b) else None)
+        b_val = scalar_operand(ctx, b, a if _is_value(a) else None)
+        operands = [b_val, a_val] if reverse else [a_val, b_val]
+        return ctx.emit(fx_name, operands, attrs or None)
+    return handler
+
+
+for _op, _fx, _alpha in [("add", "add", True), ("sub", "sub", True), ("mul", "mul", False),
+                         ("div", "div", False), ("maximum", "maximum", False),
+                         ("minimum", "minimum", False), ("eq", "eq", False), ("ne", "ne", False),
+                         ("lt", "lt", False), ("le", "le", False), ("gt", "gt", False),
+                         ("ge", "ge", False)]:
+    _packet = getattr(aten, _op)
+    for _overload in ("Tensor", "Scalar", "default", "Tensor_mode", "Scalar_mode"):
+        if hasattr(_packet, _overload):
+            handles(getattr(_packet, _overload))(_binary(_fx, _alpha))
+
+handles(aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar, aten.pow.Scalar)(_binary("pow"))
+
+
+@handles(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
+def _where(ctx, cond, a, b):
+    a_val = scalar_operand(ctx, a, b if _is_value(b) else None)
+    b_val = scalar_operand(ctx, b, a if _is_value(a) else None)
+    return ctx.emit("where", [cond, a_val, b_val])
+
+
+@handles(aten._to_copy.default)
+def _to_copy(ctx, x, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    shape, etype = ctx.result()
+    if etype == x.etype:
+        return x
+    return ctx.emit("convert_element_type", [x])
+
+
+@handles(aten.clone.default, aten.alias.default, aten.detach.default, aten.lift_fresh_copy.default,
+         aten.lift_fresh.default, aten.contiguous.default)
+def _identity(ctx, x, *args, **kwargs):
+    return x
+
+
+# ----------------------------------------------------------------------------
+# Matrix products, convolution, pooling, normalization
+
+handles(aten.mm.default)(lambda ctx, a, b: ctx.emit("mm", [a, b]))
+handles(aten.bmm.default)(lambda ctx, a, b: ctx.emit("bmm", [a, b]))
+
+
+@handles(aten.addmm.default)
+def _addmm(ctx, bias, a, b, beta=1, alpha=1):
+    attrs = {"beta": float_attr(beta) if beta != 1 else None,
+             "alpha": float_attr(alpha) if alpha != 1 else None}
+    return ctx.emit("addmm", [bias, a, b], attrs)
+
+
+@handles(aten.linear.default)
+def _linear(ctx, x, w, b=None):
+    return ctx.emit("linear", [x, w] + ([b] if b is not None else []))
+
+
+@handles(aten.convolution.default, aten._convolution.default)
+def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups,
+                 *rest):
+    n = x.rank - 2
+    attrs = {"stride": array_attr(_list(stride, n)), "padding": array_attr(_list(padding, n)),
+             "dilation": array_attr(_list(dilation, n)),
+             "transposed": "true" if transposed else None,
+             "output_padding": array_attr(_list(output_padding, n)),
+             "groups": int_attr(groups) if groups != 1 else None}
+    return ctx.emit("convolution", [x, w] + ([bias] if bias is not None else []), attrs)
+
+
+def _pool_attrs(kernel, stride, padding, n=2):
+    kernel = _list(kernel, n)
+    stride = _list(stride, n) if stride else kernel
+    return {"kernel_size": array_attr(kernel), "stride": array_attr(stride),
+            "padding": array_attr(_list(padding, n))}
+
+
+@handles(aten.max_pool2d_with_indices.default, aten.max_pool2d.default)
+def _max_pool2d(ctx, x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    attrs = _pool_attrs(kernel_size, stride, padding)
+    attrs["dilation"] = array_attr(_list(dilation, 2))
+    attrs["ceil_mode"] = "true" if ceil_mode else None
+    if ctx.node.target is aten.max_pool2d.default:
+        return ctx.emit("max_pool2d", [x], attrs)
+    if not ctx.result_used(1):
+        value = ctx.emit_typed("max_pool2d", [x], attrs, [ctx.result(0)])
+        return value, None
+    return tuple(ctx.emit_multi("max_pool2d_with_indices", [x], attrs,
+                                [ctx.result(0), ctx.result(1)]))
+
+
+@handles(aten.avg_pool2d.default)
+def _avg_pool2d(ctx, x, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+                divisor_override=None):
+    attrs = _pool_attrs(kernel_size, stride, padding)
+    attrs["ceil_mode"] = "true" if ceil_mode else None
+    attrs["count_include_pad"] = None if count_include_pad else "false"
+    attrs["divisor_override"] = int_attr(divisor_override) if divisor_override else None
+    return ctx.emit("avg_pool2d", [x], attrs)
+
+
+@handles(aten._adaptive_avg_pool2d.default, aten.adaptive_avg_pool2d.default)
+def _adaptive_avg_pool2d(ctx, x, output_size):
+    return ctx.emit("adaptive_avg_pool2d", [x], {"output_size": array_attr(_list(output_size, 2))})
+
+
+@handles(aten.native_batch_norm.default, aten._native_batch_norm_legit_no_training.default
+         if hasattr(aten, "_native_batch_norm_legit_no_training") else aten.native_batch_norm.default)
+def _batch_norm(ctx, x, weight, bias, running_mean, running_var, training=False, momentum=0.1,
+                eps=1e-5):
+    if training:
+        raise Unsupported("batch norm in training mode (call model.eval() before importing)")
+    if running_mean is None or running_var is None:
+        raise Unsupported("batch norm without running statistics")
+    if ctx.result_used(1) or ctx.result_used(2):
+        raise Unsupported("the saved mean/invstd results of batch norm are used")
+    keywords = [(k, v) for k, v in (("weight", weight), ("bias", bias)) if v is not None]
+    attrs = {"eps": float_attr(eps) if eps != 1e-5 else None}
+    out = ctx.emit_typed("batch_norm", [x, running_mean, running_var], attrs, [ctx.result(0)],
+                         keywords)
+    return out, None, None
+
+
+@handles(aten.native_layer_norm.default)
+def _layer_norm(ctx, x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if ctx.result_used(1) or ctx.result_used(2):
+        raise Unsupported("the saved mean/rstd results of layer norm are used")
+    keywords = [(k, v) for k, v in (("weight", weight), ("bias", bias)) if v is not None]
+    attrs = {"eps": float_attr(eps) if eps != 1e-5 else None,
+             "normalized_shape": array_attr(normalized_shape)}
+    out = ctx.emit_typed("layer_norm", [x], attrs, [ctx.result(0)], keywords)
+    return out, None, None
+
+
+@handles(aten._softmax.default, aten._log_softmax.default)
+def _softmax(ctx, x, dim, half_to_float=False):
+    if half_to_float:
+        raise Unsupported("softmax with half_to_float=True")
+    name = "softmax" if ctx.node.target is aten._softmax.default else "log_softmax"
+    return ctx.emit(name, [x], {"dim": int_attr(dim)})
+
+
+@handles(aten.embedding.default)
+def _embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    attrs = {"padding_idx": int_attr(padding_idx) if padding_idx != -1 else None}
+    return ctx.emit("embedding", [weight, indices], attrs)
+
+
+@handles(aten.index.Tensor)
+def _index(ctx, x, indices):
+    # x[idx] with one index tensor on dim 0: a row gather, i.e. an embedding
+    # lookup over x viewed as [rows, rest].
+    if len(indices) != 1 or indices[0] is None:
+        raise Unsupported("indexing with more than one index tensor, or not on dim 0")
+    idx = indices[0]
+    if idx.etype not in ("i64", "i32"):
+        raise Unsupported("indexing with a boolean mask")
+    rest = _numel(x.shape[1:])
+    table = ctx.view(x, (x.shape[0], rest))
+    rows = ctx.emit_typed("embedding", [table, idx], None, [(idx.shape + (rest,), x.etype)])
+    return ctx.view(rows, ctx.result()[0])
+
+
+# ----------------------------------------------------------------------------
+# Reductions
+
+def _reduce_dims(x, dim):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(x.rank))
+    return _list(dim, 1)
+
+
+@handles(aten.sum.dim_IntList, aten.sum.default, aten.mean.dim, aten.mean.default)
+def _sum_mean(ctx, x, dim=None, keepdim=False, dtype=None):
+    if ctx.node.target in (aten.sum.default, aten.mean.default):
+        dim, keepdim, dtype = None, False, dim  # sum(x, dtype)
+    name = "sum" if ctx.node.target in (aten.sum.dim_IntList, aten.sum.default) else "mean"
+    attrs = {"dim": array_attr(_reduce_dims(x, dim)), "keepdim": "true" if keepdim else None,
+             "dtype": element_type(dtype) if dtype is not None else None}
+    return ctx.emit(name, [x], attrs)
+
+
+@handles(aten.amax.default, aten.amin.default)
+def _amax(ctx, x, dim=(), keepdim=False):
+    name = "amax" if ctx.node.target is aten.amax.default else "amin"
+    return ctx.emit(name, [x], {"dim": array_attr(_reduce_dims(x, dim)),
+                                "keepdim": "true" if keepdim else None})
+
+
+@handles(aten.max.dim, aten.min.dim)
+def _max_dim(ctx, x, dim, keepdim=False):
+    if ctx.result_used(1):
+        raise Unsupported("the indices result of max/min along a dim are used")
+    name = "amax" if ctx.node.target is aten.max.dim else "amin"
+    out = ctx.emit_typed(name, [x], {"dim": array_attr([dim]),
+                                     "keepdim": "true" if keepdim else None}, [ctx.result(0)])
+    return out, None
+
+
+# ----------------------------------------------------------------------------
+# Shapes and data movement
+
+@handles(aten.view.default, aten._unsafe_view.default, aten._reshape_alias.default,
+         aten.reshape.default, aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.default,
+         aten.squeeze.dims if hasattr(aten.squeeze, "dims") else aten.squeeze.dim)
+def _view(ctx, x, *args):
+    shape, _ = ctx.result()
+    if tuple(shape) == x.shape:
+        return x
+    return ctx.emit("view", [x], {"size": array_attr(shape)})
+
+
+@handles(aten.as_strided.default)
+def _as_strided(ctx, x, size, stride, storage_offset=None):
+    # Only the as_strided calls that are plain reshapes of a contiguous tensor.
+    contiguous = []
+    running = 1
+    for d in reversed(list(size)):
+        contiguous.insert(0, running)
+        running *= d
+    source = ctx.arg_meta(0)
+    ok = (not storage_offset and running == _numel(x.shape)
+          and all(s == c for s, c, d in zip(stride, contiguous, size) if d != 1)
+          and source is not None and _is_contiguous(source))
+    if not ok:
+        raise Unsupported("as_strided that is not a plain view of a contiguous tensor")
+    return ctx.view(x, tuple(size))
+
+
+def _is_contiguous(meta):
+    expected = 1
+    for d, s in reversed(list(zip(meta.shape, meta.stride))):
+        if d != 1 and s != expected:
+            return False
+        expected *= d
+    return True
+
+
+handles(aten.t.default)(lambda ctx, x: ctx.emit("t", [x]) if x.rank == 2 else x)
+
+
+@handles(aten.transpose.int)
+def _transpose(ctx, x, dim0, dim1):
+    return ctx.emit("transpose", [x], {"dim0": int_attr(dim0), "dim1": int_attr(dim1)})
+
+
+@handles(aten.permute.default)
+def _permute(ctx, x, dims):
+    return ctx.emit("permute", [x], {"dims": array_attr(dims)})
+
+
+@handles(aten.expand.default)
+def _expand(ctx, x, size, implicit=False):
+    shape, _ = ctx.result()
+    if tuple(shape) == x.shape:
+        return x
+    return ctx.emit("expand", [x], {"size": array_attr(shape)})
+
+
+@handles(aten.unsqueeze.default)
+def _unsqueeze(ctx, x, dim):
+    return ctx.emit("unsqueeze", [x], {"dim": int_attr(dim)})
+
+
+def _slice_bounds(size, start, end, step):
+    start = 0 if start is None else start
+    end = size if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    start = min(max(start, 0), size)
+    end = min(max(end, start), size)
+    return start, end, step
+
+
+@handles(aten.slice.Tensor)
+def _slice(ctx, x, dim=0, start=None, end=None, step=1):
+    dim = dim % x.rank
+    start, end, step = _slice_bounds(x.shape[dim], start, end, step)
+    if (start, end, step) == (0, x.shape[dim], 1):
+        return x
+    return ctx.emit("slice", [x], {"dim": int_attr(dim), "start": int_attr(start),
+                                   "end": int_attr(end), "step": int_attr(step)})
+
+
+@handles(aten.select.int)
+def _select(ctx, x, dim, index):
+    dim = dim % x.rank
+    if index < 0:
+        index += x.shape[dim]
+    return ctx.emit("select", [x], {"dim": int_attr(dim), "index": int_attr(index)})
+
+
+def _split(ctx, x, sizes, dim):
+    dim = dim % x.rank
+    types = []
+    for size in sizes:
+        shape = list(x.shape)
+        shape[dim] = size
+        types.append((tuple(shape), x.etype))
+    if len(sizes) == 1:
+        return (x,)
+    return tuple(ctx.emit_multi("split", [x], {"split_sizes": array_attr(sizes),
+                                               "dim": int_attr(dim)}, types))
+
+
+@handles(aten.split.Tensor)
+def _split_tensor(ctx, x, split_size, dim=0):
+    total = x.shape[dim % x.rank]
+    sizes = [min(split_size, total - s) for s in range(0, total, split_size)] or [0]
+    return _split(ctx, x, sizes, dim)
+
+
+@handles(aten.split_with_sizes.default)
+def _split_with_sizes(ctx, x, split_sizes, dim=0):
+    return _split(ctx, x, list(split_sizes), dim)
+
+
+@handles(aten.unbind.int)
+def _unbind(ctx, x, dim=0):
+    dim = dim % x.rank
+    parts = _split(ctx, x, [1] * x.shape[dim], dim)
+    shape = x.shape[:dim] + x.shape[dim + 1:]
+    return tuple(ctx.view(p, shape) for p in parts)
+
+
+@handles(aten.cat.default)
+def _cat(ctx, tensors, dim=0):
+    # Like PyTorch, skip legacy empty 1-D tensors.
+    tensors = [t for t in tensors if not (t.rank == 1 and t.shape[0] == 0)]
+    if len(tensors) == 1:
+        return tensors[0]
+    return ctx.emit("cat", tensors, {"dim": int_attr(dim)})
+
+
+@handles(aten.stack.default)
+def _stack(ctx, tensors, dim=0):
+    return ctx.emit("stack", tensors, {"dim": int_attr(dim)})
+
+
+@handles(aten.slice_scatter.default)
+def _slice_scatter(ctx, x, src, dim=0, start=None, end=None, step=1):
+    dim = dim % x.rank
+    start, end, step = _slice_bounds(x.shape[dim], start, end, step)
+    if step != 1:
+        raise Unsupported("slice_scatter with a step other than 1")
+    return _scatter_range(ctx, x, src, dim, start, end)
+
+
+@handles(aten.select_scatter.default)
+def _select_scatter(ctx, x, src, dim, index):
+    dim = dim % x.rank
+    index = index + x.shape[dim] if index < 0 else index
+    src = ctx.emit_typed("unsqueeze", [src], {"dim": int_attr(dim)},
+                         [(src.shape[:dim] + (1,) + src.shape[dim:], src.etype)])
+    return _scatter_range(ctx, x, src, dim, index, index + 1)
+
+
+def _scatter_range(ctx, x, src, dim, start, end):
+    # x with x[..., start:end, ...] replaced by src: a concatenation of slices.
+    if src.etype != x.etype:
+        src = ctx.emit_typed("convert_element_type", [src], None, [(src.shape, x.etype)])
+    pieces = []
+    size = x.shape[dim]
+    for lo, hi in ((0, start), (end, size)):
+        if hi > lo:
+            shape = list(x.shape)
+            shape[dim] = hi - lo
+            pieces.append((lo, ctx.emit_typed("slice", [x], {
+                "dim": int_attr(dim), "start": int_attr(lo), "end": int_attr(hi),
+                "step": int_attr(1)}, [(tuple(shape), x.etype)])))
+    pieces.append((start, src))
+    pieces.sort(key=lambda p: p[0])
+    if len(pieces) == 1:
+        return src
+    return ctx.emit("cat", [p for _, p in pieces], {"dim": int_attr(dim)})
+
+
+@handles(aten.copy.default)
+def _copy(ctx, x, src, non_blocking=False):
+    # Functionalized copy_: the result is src broadcast to x's shape and dtype.
+    out = src
+    if out.etype != x.etype:
+        out = ctx.emit_typed("convert_element_type", [out], None, [(out.shape, x.etype)])
+    if out.shape != x.shape:
+        out = ctx.emit_typed("expand", [out], {"size": array_attr(x.shape)}, [(x.shape, x.etype)])
+    return out
+
+
+@handles(aten.fill.Scalar, aten.fill.Tensor)
+def _fill(ctx, x, value):
+    if _is_value(value):
+        return _copy(ctx, x, value)
+    return ctx.emit("full", [], {"fill_value": float_attr(value)})
+
+
+# ----------------------------------------------------------------------------
+# Creation
+
+@handles(aten.full.default)
+def _full(ctx, size, fill_value, **kwargs):
+    return ctx.emit("full", [], {"fill_value": float_attr(fill_value)})
+
+
+handles(aten.zeros.default, aten.zeros_like.default)(
+    lambda ctx, size, **kwargs: ctx.emit("zeros", []))
+handles(aten.ones.default, aten.ones_like.default)(
+    lambda ctx, size, **kwargs: ctx.emit("ones", []))
+handles(aten.full_like.default)(
+    lambda ctx, x, value, **kwargs: ctx.emit("full", [], {"fill_value": float_attr(value)}))
+
+
+@handles(aten.scalar_tensor.default)
+def _scalar_tensor(ctx, value, **kwargs):
+    _, etype = ctx.result()
+    return ctx.b.scalar(value, etype, ctx.loc)
+
+
+@handles(aten.arange.default, aten.arange.start, aten.arange.start_step)
+def _arange(ctx, *args, **kwargs):
+    numbers = [a for a in args if isinstance(a, (int, float))]
+    if ctx.node.target is aten.arange.default:
+        start, end, step = 0, numbers[0], 1
+    elif ctx.node.target is aten.arange.start:
+        start, end, step = numbers[0], numbers[1], 1
+    else:
+        start, end, step = numbers[:3]
+    attrs = {"start": float_attr(start) if start != 0 else None, "end": float_attr(end),
+             "step": float_attr(step) if step != 1 else None}
+    return ctx.emit("arange", [], attrs)
+
+
+# getitem of a multi-result node is resolved by the importer itself.
+HANDLERS[operator.getitem] = None
+
+
+@handles(aten.floor_divide.default, aten.floor_divide.Scalar)
+def _floor_divide(ctx, a, b):
+    return _binary("div")(ctx, a, b, rounding_mode="floor")
+
+
+@handles(aten.zero.default)
+def _zero(ctx, x):
+    # Functionalized zero_().
+    return ctx.emit("zeros", [])

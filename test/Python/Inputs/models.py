@@ -1,0 +1,29 @@
+"""Factories for the importer's command-line tests."""
+
+import torch
+import torch.nn as nn
+
+
+class Unsupported(nn.Module):
+    def forward(self, x):
+        a = torch.cumsum(x, dim=1)
+        b = torch.cumsum(a, dim=0)
+        c = torch.sort(b, dim=1).values
+        return torch.relu(c) + torch.atan(x)
+
+
+def unsupported():
+    return Unsupported()
+
+
+def with_inputs():
+    return nn.Sequential(nn.Linear(4, 3), nn.GELU(approximate="tanh")), (torch.randn(2, 4),)
+
+
+def training_batch_norm():
+    # Returned in training mode; the CLI calls .eval() so this imports.
+    return nn.BatchNorm1d(3)
+
+
+def not_a_module():
+    return 42

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Import a PyTorch model, compile and run it with fx-run, compare with eager.
+
+    fx-model-check.py FX_RUN MODEL [--input-shape 1,3,64,64 ...] [--tol 1e-4]
+
+MODEL is `torchvision:NAME` or `path/to/file.py:factory` (as for
+`python3 -m fx_mlir.import`). Weights and inputs are seeded. Prints one line
+
+    PASS MODEL rel_l2=... import=...s compile=...s run=...ms eager=...ms
+
+(or FAIL with the reason) and exits non-zero on failure. The relative L2
+error is ||ours - eager|| / ||eager|| over all outputs together.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import fx_mlir  # noqa: E402
+from fx_mlir import safetensors  # noqa: E402
+
+_import_cli = __import__("fx_mlir.import", fromlist=["_load_model", "_shape"])
+
+
+def _flatten(out):
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flatten(o)]
+    if isinstance(out, dict):
+        return [t for o in out.values() for t in _flatten(o)]
+    raise TypeError(f"model output of type {type(out).__name__}")
+
+
+def _median_ms(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("fx_run")
+    parser.add_argument("model")
+    parser.add_argument("--input-shape", type=_import_cli._shape, action="append", default=[])
+    parser.add_argument("--tol", type=float, default=1e-4, help="max relative L2 error")
+    parser.add_argument("--frozen", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bench", type=int, default=0, help="also time N runs of each")
+    parser.add_argument("--keep", help="directory to keep the .mlir/.safetensors/.npy files in")
+    args = parser.parse_args()
+
+    torch.manual_seed(args.seed)
+    made = _import_cli._load_model(args.model, False)
+    inputs = None
+    if isinstance(made, tuple):
+        made, inputs = made
+    if inputs is None:
+        gen = torch.Generator().manual_seed(args.seed + 1)
+        inputs = tuple(torch.randn(s, generator=gen) for s in args.input_shape)
+    if isinstance(made, torch.nn.Module):
+        made = made.eval()
+        # Give batch norms non-trivial statistics so that they are tested.
+        gen = torch.Generator().manual_seed(args.seed + 2)
+        for mod in made.modules():
+            if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) and mod.track_running_stats:
+                mod.running_mean.copy_(torch.randn(mod.running_mean.shape, generator=gen) * 0.1)
+                mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=gen) + 0.5)
+
+    with torch.no_grad():
+        expected = [t.detach().float().numpy() for t in _flatten(made(*inputs))]
+        eager_ms = _median_ms(lambda: made(*inputs), args.bench) if args.bench else None
+
+    start = time.perf_counter()
+    try:
+        imported = fx_mlir.import_module(made, inputs, frozen=args.frozen)
+    except fx_mlir.UnsupportedOpsError as e:
+        print(f"FAIL {args.model}: {e}")
+        return 1
+    import_s = time.perf_counter() - start
+
+    work = args.keep or tempfile.mkdtemp(prefix="fx-model-")
+    os.makedirs(work, exist_ok=True)
+    mlir = os.path.join(work, "model.mlir")
+    weights = os.path.join(work, "model.safetensors")
+    imported.save(mlir, weights if imported.params else None)
+    cmd = [args.fx_run, mlir, "--output", os.path.join(work, "out.npz")]
+    if imported.params:
+        cmd += ["--weights", weights]
+    for i, t in enumerate(inputs):
+        path = os.path.join(work, f"input{i}.npy")
+        np.save(path, t.numpy())
+        cmd += ["--input", path]
+    if args.bench:
+        cmd += ["--bench", str(args.bench)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(f"FAIL {args.model}: fx-run exited with {proc.returncode}\n{proc.stderr[-4000:]}")
+        return 1
+    with np.load(os.path.join(work, "out.npz")) as data:
+        actual = [data[f"output{i}"].astype(np.float32) for i in range(len(data.files))]
+    if len(actual) != len(expected):
+        print(f"FAIL {args.model}: {len(actual)} outputs, eager has {len(expected)}")
+        return 1
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if a.shape != e.shape:
+            print(f"FAIL {args.model}: output {i} has shape {a.shape}, eager {e.shape}")
+            return 1
+    diff = np.sqrt(sum(float(np.sum((a.astype(np.float64) - e) ** 2))
+                       for a, e in zip(actual, expected)))
+    norm = np.sqrt(sum(float(np.sum(e.astype(np.float64) ** 2)) for e in expected))
+    rel = diff / norm if norm > 0 else diff
+    timing = f" import={import_s:.2f}s"
+    if args.bench:
+        compile_s = re.search(r"compile[^0-9]*([0-9.]+)\s*(m?s)", proc.stdout + proc.stderr)
+        median = re.search(r"median[^0-9]*([0-9.]+)\s*ms", proc.stdout + proc.stderr)
+        if compile_s:
+            value = float(compile_s.group(1)) / (1000 if compile_s.group(2) == "ms" else 1)
+            timing += f" compile={value:.2f}s"
+        if median:
+            timing += f" run={float(median.group(1)):.3f}ms"
+        timing += f" eager={eager_ms:.3f}ms"
+    ok = np.isfinite(rel) and rel <= args.tol
+    print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
