@@ -41,6 +41,8 @@ def _flatten(out):
 
 
 def _median_ms(fn, repeats):
+    for _ in range(3):  # warm-up, as fx-run --bench does
+        fn()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -129,8 +131,8 @@ def main():
             value = float(compile_s.group(1)) / (1000 if compile_s.group(2) == "ms" else 1)
             timing += f" compile={value:.2f}s"
         if median:
-            timing += f" run={float(median.group(1)):.3f}ms"
-        timing += f" eager={eager_ms:.3f}ms"
+            timing += f" run={float(median.group(1)):.4g}ms"
+        timing += f" eager={eager_ms:.4g}ms"
     ok = np.isfinite(rel) and rel <= args.tol
     print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
     return 0 if ok else 1

@@ -113,7 +113,7 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Output channels of a 2-d convolution tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a 2-d convolution tile">,
-    Option<"convTileC", "conv-tile-c", "int64_t", /*default=*/"8",
+    Option<"convTileC", "conv-tile-c", "int64_t", /*default=*/"16",
            "Input channels per step of a 2-d convolution tile: the largest "
            "divisor of the channel count up to this many (the step's outer "
            "products are unrolled, so this bounds the code size)">,

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Model-zoo benchmark: import, compile and run each model on the CPU next to
+eager PyTorch in the same run.
+
+Usage: bench/models/run.py [--build DIR] [--runs N] [--size S] [--threads T]
+                           [--out bench/results] [MODEL ...]
+
+For each model: import time (make_fx + FX emission), compile time (fx-run's
+JIT compile), our median run time and eager PyTorch's median (same threads,
+same seeded input and weights), and the relative L2 error against eager.
+Writes models.md and models.json.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+ZOO = os.path.join(ROOT, "test", "Integration", "Models", "Inputs", "zoo.py")
+
+MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convnext_tiny",
+          "transformer_encoder_layer", "sin_cos", "linear_relu", "nested_modules"]
+
+
+def spec(name, size):
+    if name.startswith(("resnet", "mobilenet", "efficientnet", "squeezenet", "convnext")):
+        return [f"torchvision:{name}", "--input-shape", f"1,3,{size},{size}"]
+    return [f"{ZOO}:{name}"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--size", type=int, default=224, help="image size of the CNNs")
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    parser.add_argument("models", nargs="*", default=MODELS)
+    args = parser.parse_args()
+
+    env = dict(os.environ, FX_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    check = os.path.join(ROOT, "utils", "fx-model-check.py")
+    fx_run = os.path.join(args.build, "bin", "fx-run")
+    rows = []
+    for name in args.models:
+        cmd = [sys.executable, check, fx_run] + spec(name, args.size) + ["--bench", str(args.runs)]
+        print(f"[{len(rows) + 1}/{len(args.models)}] {name} ...", file=sys.stderr, flush=True)
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        line = (proc.stdout.strip().splitlines() or [""])[-1]
+        fields = dict(re.findall(r"(\w+)=([0-9.e+-]+)", line))
+        rows.append({
+            "model": name, "status": line.split(" ", 1)[0] or "ERROR",
+            "import_s": float(fields.get("import", "nan").rstrip("s")),
+            "compile_s": float(fields.get("compile", "nan").rstrip("s")),
+            "run_ms": float(fields.get("run", "nan").rstrip("ms")),
+            "eager_ms": float(fields.get("eager", "nan").rstrip("ms")),
+            "rel_l2": float(fields.get("rel_l2", "nan")),
+        })
+        if proc.returncode != 0:
+            print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
+
+    lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs 1x3x{args.size}x{args.size}, "
+             f"median of {args.runs} runs; eager = Debian's PyTorch in the same run).", "",
+             "| model | status | import s | compile s | fx-mlir ms | eager ms | eager/fx | rel L2 vs eager |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        speedup = r["eager_ms"] / r["run_ms"] if r["run_ms"] > 0 else float("nan")
+        lines.append(f"| {r['model']} | {r['status']} | {r['import_s']:.2f} | {r['compile_s']:.2f} "
+                     f"| {r['run_ms']:.4g} | {r['eager_ms']:.4g} | {speedup:.2f}x | {r['rel_l2']:.2g} |")
+    table = "\n".join(lines) + "\n"
+    print(table)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "models.md"), "w") as f:
+        f.write(table)
+    with open(os.path.join(args.out, "models.json"), "w") as f:
+        json.dump({"threads": args.threads, "size": args.size, "runs": args.runs, "rows": rows}, f,
+                  indent=1)
+    return 0 if all(r["status"] == "PASS" for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
