@@ -175,6 +175,7 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
+  pipelineOptions.fusionReport = options.fusionReport;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.threads = options.threads;
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);

@@ -18,7 +18,13 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       // FX level: folds, then lowering to linalg on tensors.
       "func.func(canonicalize,convert-fx-to-linalg),canonicalize,cse";
   if (options.fuseElementwise)
-    pipeline += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+    // Elementwise chains fuse into single generics; dispatch regions then
+    // pull reductions and convolutions into their consumers' tile loops.
+    pipeline += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
+                ",func.func(fx-form-dispatch-regions{threads=" +
+                std::to_string(options.threads) +
+                (options.fusionReport ? " report=true" : "") +
+                "}),canonicalize,cse";
   if (options.vectorize)
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.

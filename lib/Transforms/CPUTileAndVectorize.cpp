@@ -213,7 +213,9 @@ struct CPUTileAndVectorizePass
     int64_t numThreads =
         threads > 0 ? threads
                     : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
-    if (numThreads < 2 || chooseTileSizes(op).empty())
+    // Ops inside a dispatch region's loops are already a thread's share.
+    if (numThreads < 2 || chooseTileSizes(op).empty() ||
+        op->getParentOfType<scf::ForallOp>() || op->getParentOfType<scf::ForOp>())
       return op;
     // The first loop with at least two iterations, if it and all loops
     // before it are parallel (a batch of 1 is skipped over).

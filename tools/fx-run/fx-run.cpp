@@ -73,9 +73,17 @@ static cl::opt<unsigned>
           cl::desc("Time N runs after 3 warm-up runs; print median, min and "
                    "max, and the compile time"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
-static cl::opt<bool> noFusion("no-fusion",
-                              cl::desc("Disable elementwise fusion"),
-                              cl::init(false), cl::cat(category));
+static cl::opt<bool>
+    noFusion("no-fusion",
+             cl::desc("Disable fusion (elementwise fusion and dispatch "
+                      "regions), to measure its gain"),
+             cl::init(false), cl::cat(category));
+static cl::opt<bool> fusionReport(
+    "fusion-report",
+    cl::desc("Print each dispatch region (root and fused ops) and every "
+             "producer that did not fuse, with the reason, as remarks at "
+             "the ops' source locations"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> noVectorize("no-vectorize",
                                  cl::desc("Disable tiling and vectorization"),
                                  cl::init(false), cl::cat(category));
@@ -289,6 +297,7 @@ int main(int argc, char **argv) {
   std::string entryName = func.getName().str();
   fx::CpuCompileOptions options;
   options.fuseElementwise = !noFusion;
+  options.fusionReport = fusionReport;
   options.vectorize = !noVectorize;
   if (numThreads > 0) {
     options.threads = numThreads;

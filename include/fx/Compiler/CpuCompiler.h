@@ -52,6 +52,8 @@ mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func);
 struct CpuCompileOptions {
   /// Fuse elementwise producer/consumer chains (fx-cpu-pipeline option).
   bool fuseElementwise = true;
+  /// Print the fusion decisions as remarks (fx-form-dispatch-regions).
+  bool fusionReport = false;
   /// Tile and vectorize (fx-cpu-pipeline option).
   bool vectorize = true;
   /// Parallel chunks per large op (fx-cpu-pipeline option; 0: hardware).

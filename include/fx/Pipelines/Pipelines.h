@@ -14,9 +14,17 @@ namespace fx {
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
-      llvm::cl::desc("Fuse producer/consumer chains of elementwise linalg "
-                     "ops before bufferization"),
+      llvm::cl::desc("Fusion: fuse producer/consumer chains of elementwise "
+                     "linalg ops, then form dispatch regions "
+                     "(fx-form-dispatch-regions: reductions, softmax/layer "
+                     "norm and convolution epilogues in one loop nest)"),
       llvm::cl::init(true)};
+  Option<bool> fusionReport{
+      *this, "fusion-report",
+      llvm::cl::desc("Emit a remark per dispatch region and per "
+                     "producer/consumer pair that did not fuse, at the ops' "
+                     "source locations"),
+      llvm::cl::init(false)};
   Option<bool> vectorize{
       *this, "vectorize",
       llvm::cl::desc("Tile and vectorize linalg ops for the host's vector "

@@ -63,6 +63,68 @@ def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
+                                  "func::FuncOp"> {
+  let summary = "Group linalg ops into dispatch regions by tiling a root and "
+                "fusing its producers into the tile loop";
+  let description = [{
+    Works on linalg on tensors (after `convert-fx-to-linalg` and elementwise
+    fusion). Ops are visited from the last to the first; each op not yet in
+    a region becomes the root of one and pulls in its producers
+    (transitively) when
+
+    * the producer is a linalg op on tensors (reshapes, pads, concatenations
+      and other tensor ops cut a region),
+    * every use of the producer's result is inside the region (otherwise it
+      would be computed twice; the region is cut instead),
+    * the consumer reads it through a projected permutation (a convolution
+      window would recompute overlapping producer tiles), and
+    * the dimensions along which it is broadcast into the root (the
+      dimensions a reduction in the region runs over) are trailing
+      dimensions of the root, so that no reduction is recomputed per tile,
+    * and a region holds at most one contraction or convolution.
+
+    A region is materialized by tiling its root with
+    `scf::tileConsumerAndFuseProducersUsingSCF`: one `scf.forall` over the
+    first tiled dimension split into `threads` chunks (when `threads` > 1),
+    then `scf.for` loops over row tiles (one row of the non-broadcast
+    dimensions) or, for a convolution epilogue, 1x16x1x16 output tiles
+    (`conv-tile-f` x `conv-tile-w`). Softmax, log_softmax and layer norm
+    thus become one loop nest whose temporaries are one row, and batch
+    norm, activations and residual adds after a convolution are computed on
+    the convolution's output tile. `fx-cpu-tile-and-vectorize` then tiles
+    and vectorizes each op inside the tile.
+
+    Every region is tagged `fx.dispatch = N`. With `report`, each region is
+    described by a remark at its root (its ops and their locations) and
+    every producer/consumer pair that was not fused by a remark at the
+    producer giving the reason.
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Split each region's first tiled loop into this many scf.forall "
+           "chunks (0: the host's hardware threads; 1: no scf.forall)">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t",
+           /*default=*/"65536",
+           "Only regions whose root has at least this many iterations get an "
+           "scf.forall">,
+    Option<"convTileF", "conv-tile-f", "int64_t", /*default=*/"16",
+           "Output channels of a convolution epilogue tile">,
+    Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
+           "Output columns of a convolution epilogue tile">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per region and per producer/consumer pair that "
+           "did not fuse">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
 def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
                                  "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";

@@ -1,0 +1,412 @@
+//===- FormDispatchRegions.cpp - the fx-form-dispatch-regions pass --------===//
+//
+// Dispatch regions on linalg on tensors, after IREE's FormDispatchRegions:
+// a root op and the producers it can absorb become one loop nest, built by
+// upstream tile-and-fuse (scf::tileConsumerAndFuseProducersUsingSCF). What
+// is ours is the grouping heuristic and the report of every decision: the
+// rules are listed in the pass description (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <thread>
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXFORMDISPATCHREGIONS
+#include "fx/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+constexpr StringLiteral kDispatchAttr = "fx.dispatch";
+
+bool isHeavy(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
+                      isa<linalg::ConvolutionOpInterface>(op));
+}
+
+/// A short name for remarks: the linalg op name, or the generic's body ops.
+std::string describe(Operation *op) {
+  std::string text = op->getName().getStringRef().str();
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    text += " {";
+    bool first = true;
+    for (Operation &inner : generic.getBody()->without_terminator()) {
+      if (!first)
+        text += ", ";
+      text += inner.getName().getStringRef().str();
+      first = false;
+    }
+    text += "}";
+  }
+  return text;
+}
+
+struct Region {
+  linalg::LinalgOp root;
+  /// Members in discovery order (root first) with the root loop dimension of
+  /// each of their loop dimensions (-1: a dimension reduced inside the op).
+  llvm::MapVector<Operation *, SmallVector<int64_t>> members;
+  /// Root dimensions that must stay whole in a tile (producers are
+  /// broadcast along them, e.g. a row reduction's result).
+  llvm::SmallDenseSet<int64_t> wholeDims;
+  /// Why producers were not taken: (producer, reason).
+  SmallVector<std::pair<Operation *, std::string>> cuts;
+};
+
+struct FormDispatchRegionsPass
+    : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    func.walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
+          !op->getParentOfType<scf::ForOp>())
+        ops.push_back(op);
+    });
+    llvm::DenseMap<Operation *, int64_t> regionOf;
+    int64_t numRegions = 0;
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp root : llvm::reverse(ops)) {
+      if (regionOf.count(root) || isa<linalg::FillOp>(root))
+        continue;
+      Region region = grow(root, regionOf);
+      int64_t id = numRegions++;
+      for (auto &member : region.members)
+        regionOf[member.first] = id;
+      if (report)
+        reportRegion(region, id, regionOf);
+      if (region.members.size() > 1) {
+        if (failed(materialize(rewriter, region, id)))
+          emitRemark(root->getLoc()) << "dispatch region " << id
+                             << ": tiling the root failed; ops stay separate";
+      } else {
+        root->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
+      }
+    }
+    if (report)
+      emitRemark(func.getLoc()) << numRegions << " dispatch regions";
+    // Slices of tensor.empty inside the tiles become tile-sized empties, so
+    // that the region's temporaries are allocated per tile, not whole.
+    RewritePatternSet patterns(&getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    if (failed(applyPatternsGreedily(func, std::move(patterns))))
+      return signalPassFailure();
+  }
+
+  /// Collects the region of `root` (see the pass description for the rules).
+  Region grow(linalg::LinalgOp root,
+              const llvm::DenseMap<Operation *, int64_t> &regionOf) {
+    Region region;
+    region.root = root;
+    SmallVector<int64_t> identity =
+        llvm::to_vector(llvm::seq<int64_t>(0, root.getNumLoops()));
+    region.members.insert({root, identity});
+    bool heavy = isHeavy(root);
+    bool rootIsConsumerOnly =
+        root.getNumReductionLoops() == 0 && !heavy; // an elementwise root
+    if (!rootIsConsumerOnly)
+      return region; // roots with reductions or contractions stay alone
+    // Breadth-first over producers; every candidate is checked for uses
+    // outside the region once the candidate set is complete.
+    SmallVector<Operation *> worklist = {root};
+    while (!worklist.empty()) {
+      Operation *consumerOp = worklist.pop_back_val();
+      auto consumer = cast<linalg::LinalgOp>(consumerOp);
+      SmallVector<int64_t> consumerDims = region.members[consumerOp];
+      for (OpOperand &operand : consumerOp->getOpOperands()) {
+        Operation *producer = operand.get().getDefiningOp();
+        if (!producer || region.members.count(producer) ||
+            isa<tensor::EmptyOp>(producer) ||
+            producer->hasTrait<OpTrait::ConstantLike>())
+          continue;
+        auto cut = [&](const Twine &why) {
+          region.cuts.push_back({producer, why.str()});
+        };
+        auto producerOp = dyn_cast<linalg::LinalgOp>(producer);
+        if (!producerOp || !producerOp.hasPureTensorSemantics()) {
+          cut("not a linalg op on tensors (" +
+              producer->getName().getStringRef() + ")");
+          continue;
+        }
+        if (producer->getBlock() != root->getBlock()) {
+          cut("in another block");
+          continue;
+        }
+        if (auto it = regionOf.find(producer); it != regionOf.end()) {
+          cut("already in dispatch region " + Twine(it->second));
+          continue;
+        }
+        bool destination = consumer.isDpsInit(&operand);
+        if (isHeavy(producer)) {
+          if (heavy) {
+            cut("the region already has a contraction or convolution");
+            continue;
+          }
+          if (!isa<linalg::Conv2DNchwFchwOp>(producer)) {
+            cut("epilogue fusion into " + producer->getName().getStringRef() +
+                " is not implemented");
+            continue;
+          }
+        }
+        AffineMap map = consumer.getMatchingIndexingMap(&operand);
+        if (!map.isProjectedPermutation()) {
+          cut("read through a non-permutation indexing map (tiles would "
+              "overlap)");
+          continue;
+        }
+        // The producer's loop dims in root dims, through its result map.
+        auto result = cast<OpResult>(operand.get());
+        AffineMap producerMap = producerOp.getIndexingMapMatchingResult(result);
+        if (!producerMap.isProjectedPermutation()) {
+          cut("writes its result through a non-permutation map");
+          continue;
+        }
+        SmallVector<int64_t> producerDims(producerOp.getNumLoops(), -1);
+        for (unsigned r = 0; r < map.getNumResults(); ++r) {
+          unsigned consumerDim = map.getDimPosition(r);
+          unsigned producerDim = producerMap.getDimPosition(r);
+          producerDims[producerDim] = consumerDims[consumerDim];
+        }
+        // Consumer dims the operand is broadcast along must stay whole.
+        llvm::SmallDenseSet<int64_t> broadcast;
+        for (unsigned d = 0; d < consumer.getNumLoops(); ++d)
+          if (!map.isFunctionOfDim(d) && consumerDims[d] >= 0)
+            broadcast.insert(consumerDims[d]);
+        int64_t rank = root.getNumLoops();
+        bool trailing = true;
+        llvm::SmallDenseSet<int64_t> whole = region.wholeDims;
+        whole.insert(broadcast.begin(), broadcast.end());
+        for (int64_t d : whole)
+          for (int64_t e = d + 1; e < rank; ++e)
+            trailing &= whole.contains(e);
+        if (!trailing) {
+          cut("broadcast into the root along a leading dimension (it would "
+              "be recomputed per tile)");
+          continue;
+        }
+        if (isHeavy(producer) && !whole.empty()) {
+          cut("a convolution epilogue must not be broadcast");
+          continue;
+        }
+        (void)destination;
+        region.wholeDims = whole;
+        heavy |= isHeavy(producer);
+        region.members.insert({producer, producerDims});
+        worklist.push_back(producer);
+      }
+    }
+    prune(region);
+    return region;
+  }
+
+  /// Drops members with uses outside the region (and what only they reach).
+  void prune(Region &region) {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto &[op, dims] : region.members) {
+        if (op == region.root.getOperation())
+          continue;
+        for (Operation *user : op->getUsers())
+          if (!region.members.count(user)) {
+            region.cuts.push_back(
+                {op, "its result is also used outside the region (by " +
+                         user->getName().getStringRef().str() + ")"});
+            region.members.erase(op);
+            changed = true;
+            break;
+          }
+        if (changed)
+          break;
+      }
+    }
+    // Keep only members still connected to the root through members.
+    llvm::SmallPtrSet<Operation *, 16> reached = {region.root};
+    SmallVector<Operation *> work = {region.root};
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (region.members.count(def) && reached.insert(def).second)
+            work.push_back(def);
+    }
+    SmallVector<Operation *> unreached;
+    for (auto &member : region.members)
+      if (!reached.contains(member.first))
+        unreached.push_back(member.first);
+    for (Operation *op : unreached)
+      region.members.erase(op);
+    // Whole dimensions are only needed for what remains; recomputing them is
+    // not worth it here, so they stay as a conservative choice.
+  }
+
+  void reportRegion(Region &region, int64_t id,
+                    const llvm::DenseMap<Operation *, int64_t> &regionOf) {
+    InFlightDiagnostic diag = emitRemark(region.root->getLoc());
+    diag << "dispatch region " << id << ": root " << describe(region.root);
+    if (region.members.size() > 1)
+      diag << ", fused " << region.members.size() - 1 << " producer(s)";
+    for (auto &member : region.members)
+      if (member.first != region.root.getOperation())
+        diag.attachNote(member.first->getLoc())
+            << "fused into dispatch region " << id << ": "
+            << describe(member.first);
+    for (auto &[producer, why] : region.cuts) {
+      if (region.members.count(producer))
+        continue;
+      emitRemark(producer->getLoc())
+          << "not fused into dispatch region " << id << " (root "
+          << describe(region.root) << "): " << why;
+    }
+  }
+
+  /// Tile sizes of the root: 1 along leading dims, whole along the broadcast
+  /// dims; a convolution epilogue uses the convolution's output tile.
+  SmallVector<int64_t> tileSizes(Region &region) {
+    int64_t rank = region.root.getNumLoops();
+    for (auto &[op, dims] : region.members)
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+        // Output dims (n, f, oh, ow) must be the root's dims in order.
+        bool aligned = rank == 4;
+        for (int64_t d = 0; aligned && d < 4; ++d)
+          aligned = dims[d] == d;
+        // Only full tiles: a partial (dynamic) convolution tile would not
+        // decompose into 1-d convolutions, so a dimension that the tile
+        // does not divide stays whole (the inner tiling peels it).
+        SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
+        auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
+          return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
+        };
+        if (aligned)
+          return {1, fullTile(ranges[1], convTileF), 1,
+                  fullTile(ranges[3], convTileW)};
+      }
+    SmallVector<int64_t> sizes(rank, 1);
+    for (int64_t d : region.wholeDims)
+      sizes[d] = 0;
+    if (region.wholeDims.empty())
+      sizes.back() = 0; // rows of elementwise producers
+    return sizes;
+  }
+
+  LogicalResult materialize(IRRewriter &rewriter, Region &region, int64_t id) {
+    llvm::SmallPtrSet<Operation *, 16> members;
+    for (auto &member : region.members)
+      members.insert(member.first);
+    SmallVector<int64_t> inner = tileSizes(region);
+    auto root = cast<TilingInterface>(region.root.getOperation());
+
+    // Level 1: chunks of the first non-unit tiled dimension per thread.
+    int64_t numThreads =
+        threads > 0 ? threads
+                    : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+    SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
+    int64_t work = 1;
+    for (int64_t r : ranges)
+      work = ShapedType::isDynamic(r) ? work : work * r;
+    Operation *loopRoot = nullptr;
+    TilingInterface current = root;
+    auto controlOutside = [&](tensor::ExtractSliceOp, OpResult producer, bool)
+        -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+      if (!members.contains(producer.getOwner()))
+        return std::nullopt;
+      return scf::SCFTileAndFuseOptions::ControlFnResult{};
+    };
+    int64_t chunkDim = -1;
+    for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d)
+      if (inner[d] != 0 && !ShapedType::isDynamic(ranges[d]) &&
+          ranges[d] >= 2) {
+        chunkDim = d;
+        break;
+      }
+    if (numThreads > 1 && work >= parallelMinWork && chunkDim >= 0) {
+      // Equal chunks of whole tiles (static shapes inside every chunk): the
+      // largest number of tiles per chunk that divides the tile count and
+      // still gives every thread a chunk.
+      int64_t granule = inner[chunkDim];
+      int64_t tiles = ranges[chunkDim] / granule;
+      int64_t perChunk = 1;
+      for (int64_t k = tiles; k >= 1; --k)
+        if (tiles % k == 0 && tiles / k >= numThreads) {
+          perChunk = k;
+          break;
+        }
+      int64_t chunk = perChunk * granule;
+      SmallVector<int64_t> sizes(inner.size(), 0);
+      sizes[chunkDim] = chunk;
+      scf::SCFTileAndFuseOptions options;
+      scf::SCFTilingOptions tiling;
+      tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      options.setTilingOptions(tiling);
+      options.setFusionControlFn(controlOutside);
+      rewriter.setInsertionPoint(current);
+      FailureOr<scf::SCFTileAndFuseResult> result =
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, current, options);
+      if (failed(result))
+        return failure();
+      replaceRoot(rewriter, current, *result);
+      loopRoot = result->loops.front().getOperation();
+      current = cast<TilingInterface>(result->tiledAndFusedOps.front());
+      // The ops now inside the chunk are the members of the second level.
+      members.clear();
+      for (Operation *op : result->tiledAndFusedOps)
+        members.insert(op);
+    }
+
+    // Level 2: row (or convolution output) tiles inside the chunk.
+    scf::SCFTileAndFuseOptions options;
+    scf::SCFTilingOptions tiling;
+    tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), inner));
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(controlOutside);
+    rewriter.setInsertionPoint(current);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, current, options);
+    if (failed(result))
+      return failure();
+    replaceRoot(rewriter, current, *result);
+    if (!loopRoot && !result->loops.empty())
+      loopRoot = result->loops.front().getOperation();
+    if (loopRoot)
+      loopRoot->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
+    return success();
+  }
+
+  void replaceRoot(IRRewriter &rewriter, TilingInterface root,
+                   scf::SCFTileAndFuseResult &result) {
+    for (OpResult res : root->getResults())
+      if (Value replacement = result.replacements.lookup(res))
+        rewriter.replaceAllUsesWith(res, replacement);
+    // Producers fused inside the loop are dead outside it now.
+    SmallVector<Operation *> dead(result.fusedProducers.begin(),
+                                  result.fusedProducers.end());
+    if (root->use_empty())
+      rewriter.eraseOp(root);
+    for (Operation *op : llvm::reverse(dead))
+      if (op->use_empty())
+        rewriter.eraseOp(op);
+  }
+};
+
+} // namespace

@@ -1,0 +1,117 @@
+// Dispatch regions: a root and the producers it absorbs become one loop nest.
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=1}),canonicalize,cse)' | FileCheck %s
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=2 parallel-min-work=1}),canonicalize,cse)' | FileCheck %s --check-prefix=THREADS
+// The report: one remark per region, one per producer that did not fuse.
+// RUN: fx-opt %s --split-input-file --mlir-print-op-on-diagnostic=false --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=1 report=true}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// Softmax is one loop over rows: max, exp-sum and normalize per row, with
+// row-sized temporaries.
+// CHECK-LABEL: func.func @softmax
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %c8 step %c1
+// CHECK: tensor.extract_slice %arg0[%[[ROW]], 0] [1, 32] [1, 1]
+// CHECK: tensor.empty() : tensor<1xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: maximumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
+// CHECK: arith.divf
+// CHECK: tensor.insert_slice
+// CHECK: } {fx.dispatch = 0 : i64}
+// CHECK-NOT: linalg.
+// CHECK: return
+// Two threads: an scf.forall of two 4-row chunks around the row loop.
+// THREADS-LABEL: func.func @softmax
+// THREADS: scf.forall (%{{.*}}) = (0) to (8) step (4)
+// THREADS: scf.for %{{.*}} = %c0 to %c4 step %c1
+// THREADS: } {fx.dispatch = 0 : i64}
+// REPORT: [[# @LINE+4]]:8: remark: dispatch region 0: root linalg.generic {math.exp, arith.divf}, fused 5 producer(s)
+// REPORT: note: fused into dispatch region 0: linalg.generic {arith.maximumf}
+// REPORT: remark: 1 dispatch regions
+func.func @softmax(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %0 = fx.softmax %x {dim = 1 : i64} : (tensor<8x32xf32>) -> tensor<8x32xf32>
+  return %0 : tensor<8x32xf32>
+}
+
+// -----
+
+// Layer norm: mean, variance and the normalization in one row loop.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-COUNT-2: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: } {fx.dispatch = 0 : i64}
+// CHECK-NOT: linalg.
+// CHECK: return
+// REPORT: remark: dispatch region 0: root linalg.generic {{.*}}, fused 4 producer(s)
+// REPORT: remark: 1 dispatch regions
+func.func @layer_norm(%x: tensor<2x4x64xf32>, %w: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<2x4x64xf32> {
+  %0 = fx.layer_norm %x weight(%w) bias(%b) {normalized_shape = array<i64: 64>} : (tensor<2x4x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<2x4x64xf32>
+  return %0 : tensor<2x4x64xf32>
+}
+
+// -----
+
+// A convolution's epilogue (bias + relu) is computed on each 1x16x1x16
+// output tile of the convolution; the padding stays outside.
+// CHECK-LABEL: func.func @conv_bias_relu
+// CHECK: tensor.pad
+// CHECK: scf.for
+// CHECK: linalg.fill {{.*}} -> tensor<1x16x1x16xf32>
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x16x1x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x1x16xf32>, tensor<16xf32>)
+// CHECK: arith.maximumf
+// CHECK: tensor.insert_slice
+// REPORT: [[# @LINE+5]]:8: remark: not fused into dispatch region 0 (root linalg.generic {arith.addf, arith.maximumf}): not a linalg op on tensors (tensor.pad)
+// REPORT: [[# @LINE+5]]:8: remark: dispatch region 0: root linalg.generic {arith.addf, arith.maximumf}, fused 2 producer(s)
+// REPORT: [[# @LINE+3]]:8: note: fused into dispatch region 0: linalg.conv_2d_nchw_fchw
+// REPORT: remark: 1 dispatch regions
+func.func @conv_bias_relu(%x: tensor<1x8x6x16xf32>, %w: tensor<16x8x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x4x16xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x6x16xf32>, tensor<16x8x3x3xf32>, tensor<16xf32>) -> tensor<1x16x4x16xf32>
+  %1 = fx.relu %0 : (tensor<1x16x4x16xf32>) -> tensor<1x16x4x16xf32>
+  return %1 : tensor<1x16x4x16xf32>
+}
+
+// -----
+
+// A producer with a use outside the region is not fused (it would be
+// computed twice): exp feeds both the softmax and a sum.
+// CHECK-LABEL: func.func @multi_use
+// REPORT: [[# @LINE+7]]:8: remark: not fused into dispatch region 0 (root linalg.generic {math.exp, arith.divf}): its result is also used outside the region (by linalg.generic)
+// REPORT: [[# @LINE+5]]:8: remark: not fused into dispatch region 0 (root linalg.generic {math.exp, arith.divf}): its result is also used outside the region (by linalg.generic)
+// REPORT: [[# @LINE+6]]:8: remark: dispatch region 0: root linalg.generic {math.exp, arith.divf}, fused 4 producer(s)
+// REPORT: [[# @LINE+4]]:8: remark: dispatch region 1: root linalg.generic {arith.addf}
+// REPORT: [[# @LINE+2]]:8: remark: dispatch region 2: root linalg.generic {math.exp}
+func.func @multi_use(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4xf32>) {
+  %0 = fx.exp %x : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = fx.sum %0 {dim = array<i64: 1>} : (tensor<4x16xf32>) -> tensor<4xf32>
+  %2 = fx.softmax %0 {dim = 1 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %2, %1 : tensor<4x16xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Matmul epilogues are not fused yet: the matmul is its own region.
+// CHECK-LABEL: func.func @linear_gelu
+// CHECK-NOT: scf.for
+// REPORT: [[# @LINE+4]]:8: remark: not fused into dispatch region 0 (root {{.*}}): epilogue fusion into linalg.matmul is not implemented
+// REPORT: remark: dispatch region 1: root linalg.matmul
+// REPORT: remark: 2 dispatch regions
+func.func @linear_gelu(%x: tensor<4x16xf32>, %w: tensor<8x16xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %0 = fx.linear %x, %w, %b : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = fx.gelu %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// A softmax over the leading dimension would recompute its reductions for
+// every row tile: not fused (4 regions).
+// CHECK-LABEL: func.func @leading_reduction
+// CHECK-NOT: scf.for
+// REPORT: remark: not fused into dispatch region 0 {{.*}}: broadcast into the root along a leading dimension (it would be recomputed per tile)
+// REPORT: remark: 4 dispatch regions
+func.func @leading_reduction(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
+  %0 = fx.softmax %x {dim = 0 : i64} : (tensor<16x4xf32>) -> tensor<16x4xf32>
+  return %0 : tensor<16x4xf32>
+}
