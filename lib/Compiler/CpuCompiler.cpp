@@ -176,6 +176,7 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
   pipelineOptions.fusionReport = options.fusionReport;
+  pipelineOptions.dispatchRegions = options.dispatchRegions;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.threads = options.threads;
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);

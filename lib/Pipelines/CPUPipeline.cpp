@@ -20,8 +20,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   if (options.fuseElementwise)
     // Elementwise chains fuse into single generics; dispatch regions then
     // pull reductions and convolutions into their consumers' tile loops.
-    pipeline += ",func.func(linalg-fuse-elementwise-ops),canonicalize,cse"
-                ",func.func(fx-form-dispatch-regions{threads=" +
+    pipeline += ",func.func(fx-fuse-elementwise),canonicalize,cse";
+  if (options.fuseElementwise && options.dispatchRegions)
+    pipeline += ",func.func(fx-form-dispatch-regions{threads=" +
                 std::to_string(options.threads) +
                 (options.fusionReport ? " report=true" : "") +
                 "}),canonicalize,cse";

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Transforms/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,6 +32,24 @@ namespace mlir::fx {
 } // namespace mlir::fx
 
 using namespace mlir;
+
+bool mlir::fx::isContractionLike(linalg::LinalgOp op) {
+  // Convolutions read two operands along their window dims too, but have
+  // their own tiling.
+  if (op.getNumReductionLoops() == 0 ||
+      isa<linalg::ConvolutionOpInterface>(op.getOperation()))
+    return false;
+  SmallVector<unsigned> reductionDims;
+  op.getReductionDims(reductionDims);
+  int64_t readers = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (llvm::any_of(reductionDims,
+                     [&](unsigned d) { return map.isFunctionOfDim(d); }))
+      ++readers;
+  }
+  return readers > 1;
+}
 
 namespace {
 
@@ -167,6 +186,11 @@ struct FormDispatchRegionsPass
                 " is not implemented");
             continue;
           }
+        }
+        if (fx::isContractionLike(producerOp)) {
+          cut("a contraction-like reduction (two operands read along the "
+              "reduced dimensions); epilogue fusion is not implemented");
+          continue;
         }
         AffineMap map = consumer.getMatchingIndexingMap(&operand);
         if (!map.isProjectedPermutation()) {

@@ -78,6 +78,11 @@ static cl::opt<bool>
              cl::desc("Disable fusion (elementwise fusion and dispatch "
                       "regions), to measure its gain"),
              cl::init(false), cl::cat(category));
+static cl::opt<bool> noDispatchRegions(
+    "no-dispatch-regions",
+    cl::desc("Keep elementwise fusion but do not form dispatch regions "
+             "(reductions and convolution epilogues stay separate loops)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> fusionReport(
     "fusion-report",
     cl::desc("Print each dispatch region (root and fused ops) and every "
@@ -298,6 +303,7 @@ int main(int argc, char **argv) {
   fx::CpuCompileOptions options;
   options.fuseElementwise = !noFusion;
   options.fusionReport = fusionReport;
+  options.dispatchRegions = !noDispatchRegions;
   options.vectorize = !noVectorize;
   if (numThreads > 0) {
     options.threads = numThreads;

@@ -54,6 +54,8 @@ struct CpuCompileOptions {
   bool fuseElementwise = true;
   /// Print the fusion decisions as remarks (fx-form-dispatch-regions).
   bool fusionReport = false;
+  /// Form dispatch regions after elementwise fusion (fx-cpu-pipeline option).
+  bool dispatchRegions = true;
   /// Tile and vectorize (fx-cpu-pipeline option).
   bool vectorize = true;
   /// Parallel chunks per large op (fx-cpu-pipeline option; 0: hardware).

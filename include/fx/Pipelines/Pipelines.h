@@ -19,6 +19,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "(fx-form-dispatch-regions: reductions, softmax/layer "
                      "norm and convolution epilogues in one loop nest)"),
       llvm::cl::init(true)};
+  Option<bool> dispatchRegions{
+      *this, "dispatch-regions",
+      llvm::cl::desc("With fusion on, also form dispatch regions "
+                     "(fx-form-dispatch-regions); off keeps elementwise "
+                     "fusion only"),
+      llvm::cl::init(true)};
   Option<bool> fusionReport{
       *this, "fusion-report",
       llvm::cl::desc("Emit a remark per dispatch region and per "

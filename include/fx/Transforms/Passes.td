@@ -63,6 +63,25 @@ def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
+  let summary = "Fuse elementwise linalg producers into their consumers, "
+                "except into contractions";
+  let description = [{
+    Upstream `linalg-fuse-elementwise-ops` (producer/consumer fusion of
+    `linalg.generic`s, reshape propagation by expansion) with one more rule:
+    nothing is fused into a contraction-like reduction (one that reads two
+    operands along its reduced dimensions, e.g. attention's P x V). Fusing
+    softmax's division into P x V, as the upstream pass does, turns a
+    contraction into a generic the CPU backend cannot register-tile (17x
+    slower attention block, measured).
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
 def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
                                   "func::FuncOp"> {
   let summary = "Group linalg ops into dispatch regions by tiling a root and "
