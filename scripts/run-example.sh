@@ -16,3 +16,8 @@ for model in "$root"/examples/*.mlir; do
   "$build/bin/fx-run" "$model" --weights "$tmp/$name.safetensors" \
     --input "$tmp/$name.input.npy" --print --bench 5
 done
+# A real PyTorch model: import torchvision's resnet18 (seeded random weights),
+# compile it, run it and compare with eager PyTorch on the same input.
+echo "== torchvision resnet18: import, compile for the CPU, run, compare with eager PyTorch"
+/usr/bin/python3 "$root/utils/fx-model-check.py" "$build/bin/fx-run" torchvision:resnet18 \
+  --input-shape 1,3,224,224 --bench 5
