@@ -25,7 +25,6 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import fx_mlir  # noqa: E402
-from fx_mlir import safetensors  # noqa: E402
 
 _import_cli = __import__("fx_mlir.import", fromlist=["_load_model", "_shape"])
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -20,7 +21,6 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <thread>
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUTILEANDVECTORIZE
@@ -210,9 +210,7 @@ struct CPUTileAndVectorizePass
   /// large op into one scf.forall chunk per thread; returns the op to tile
   /// further (the chunk's op, or `op` itself).
   linalg::LinalgOp distribute(IRRewriter &rewriter, linalg::LinalgOp op) {
-    int64_t numThreads =
-        threads > 0 ? threads
-                    : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+    int64_t numThreads = fx::resolveThreadCount(threads);
     // Ops inside a dispatch region's loops are already a thread's share.
     if (numThreads < 2 || chooseTileSizes(op).empty() ||
         op->getParentOfType<scf::ForallOp>() || op->getParentOfType<scf::ForOp>())
@@ -229,10 +227,7 @@ struct CPUTileAndVectorizePass
         iterators[dim] != utils::IteratorType::parallel ||
         ShapedType::isDynamic(ranges[dim]) || ranges[dim] < 2)
       return op;
-    int64_t work = 1;
-    for (int64_t r : ranges)
-      work = ShapedType::isDynamic(r) ? work : work * r;
-    if (work < parallelMinWork)
+    if (fx::staticIterationCount(op) < parallelMinWork)
       return op;
     auto tileable = dyn_cast<TilingInterface>(op.getOperation());
     if (!tileable)

@@ -24,7 +24,6 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "llvm/ADT/SetVector.h"
 
-#include <thread>
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXFORMDISPATCHREGIONS
@@ -32,24 +31,6 @@ namespace mlir::fx {
 } // namespace mlir::fx
 
 using namespace mlir;
-
-bool mlir::fx::isContractionLike(linalg::LinalgOp op) {
-  // Convolutions read two operands along their window dims too, but have
-  // their own tiling.
-  if (op.getNumReductionLoops() == 0 ||
-      isa<linalg::ConvolutionOpInterface>(op.getOperation()))
-    return false;
-  SmallVector<unsigned> reductionDims;
-  op.getReductionDims(reductionDims);
-  int64_t readers = 0;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    if (llvm::any_of(reductionDims,
-                     [&](unsigned d) { return map.isFunctionOfDim(d); }))
-      ++readers;
-  }
-  return readers > 1;
-}
 
 namespace {
 
@@ -113,7 +94,7 @@ struct FormDispatchRegionsPass
       for (auto &member : region.members)
         regionOf[member.first] = id;
       if (report)
-        reportRegion(region, id, regionOf);
+        reportRegion(region, id);
       if (region.members.size() > 1) {
         if (failed(materialize(rewriter, region, id)))
           emitRemark(root->getLoc()) << "dispatch region " << id
@@ -175,7 +156,6 @@ struct FormDispatchRegionsPass
           cut("already in dispatch region " + Twine(it->second));
           continue;
         }
-        bool destination = consumer.isDpsInit(&operand);
         if (isHeavy(producer)) {
           if (heavy) {
             cut("the region already has a contraction or convolution");
@@ -232,7 +212,6 @@ struct FormDispatchRegionsPass
           cut("a convolution epilogue must not be broadcast");
           continue;
         }
-        (void)destination;
         region.wholeDims = whole;
         heavy |= isHeavy(producer);
         region.members.insert({producer, producerDims});
@@ -284,8 +263,7 @@ struct FormDispatchRegionsPass
     // not worth it here, so they stay as a conservative choice.
   }
 
-  void reportRegion(Region &region, int64_t id,
-                    const llvm::DenseMap<Operation *, int64_t> &regionOf) {
+  void reportRegion(Region &region, int64_t id) {
     InFlightDiagnostic diag = emitRemark(region.root->getLoc());
     diag << "dispatch region " << id << ": root " << describe(region.root);
     if (region.members.size() > 1)
@@ -308,23 +286,24 @@ struct FormDispatchRegionsPass
   /// dims; a convolution epilogue uses the convolution's output tile.
   SmallVector<int64_t> tileSizes(Region &region) {
     int64_t rank = region.root.getNumLoops();
-    for (auto &[op, dims] : region.members)
-      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-        // Output dims (n, f, oh, ow) must be the root's dims in order.
-        bool aligned = rank == 4;
-        for (int64_t d = 0; aligned && d < 4; ++d)
-          aligned = dims[d] == d;
-        // Only full tiles: a partial (dynamic) convolution tile would not
-        // decompose into 1-d convolutions, so a dimension that the tile
-        // does not divide stays whole (the inner tiling peels it).
-        SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
-        auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
-          return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
-        };
-        if (aligned)
-          return {1, fullTile(ranges[1], convTileF), 1,
-                  fullTile(ranges[3], convTileW)};
-      }
+    // Only full tiles: a partial (dynamic) convolution tile would not
+    // decompose into 1-d convolutions, so a dimension that the tile does not
+    // divide stays whole (the inner tiling peels it).
+    SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
+    auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
+      return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
+    };
+    for (auto &[op, dims] : region.members) {
+      if (!isa<linalg::Conv2DNchwFchwOp>(op))
+        continue;
+      // Output dims (n, f, oh, ow) must be the root's dims in order.
+      bool aligned = rank == 4;
+      for (int64_t d = 0; aligned && d < 4; ++d)
+        aligned = dims[d] == d;
+      if (aligned)
+        return {1, fullTile(ranges[1], convTileF), 1,
+                fullTile(ranges[3], convTileW)};
+    }
     SmallVector<int64_t> sizes(rank, 1);
     for (int64_t d : region.wholeDims)
       sizes[d] = 0;
@@ -341,13 +320,9 @@ struct FormDispatchRegionsPass
     auto root = cast<TilingInterface>(region.root.getOperation());
 
     // Level 1: chunks of the first non-unit tiled dimension per thread.
-    int64_t numThreads =
-        threads > 0 ? threads
-                    : std::max<int64_t>(std::thread::hardware_concurrency(), 1);
+    int64_t numThreads = fx::resolveThreadCount(threads);
     SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
-    int64_t work = 1;
-    for (int64_t r : ranges)
-      work = ShapedType::isDynamic(r) ? work : work * r;
+    int64_t work = fx::staticIterationCount(region.root);
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
     auto controlOutside = [&](tensor::ExtractSliceOp, OpResult producer, bool)

@@ -14,7 +14,6 @@ names ({fx.param = "layer1.0.conv1.weight"}) whose values go to a
 
 import torch
 
-from ._emitter import Unsupported
 from ._importer import Importer, TraceError, UnsupportedOpsError
 from . import safetensors
 
@@ -69,7 +68,6 @@ def import_module(module, example_inputs, frozen=False, func_name="forward"):
                          "(fx-mlir compiles inference graphs)")
     params = _parameters(module)
     builder = Importer(module, example_inputs, params, frozen, func_name).run()
-    used = {attrs for _, attrs, _ in builder.args if attrs}
-    kept = {name: t for name, t in params
-            if any(f'"{name}"' in a for a in used)} if not frozen else {}
+    tensors = dict(params)
+    kept = {name: tensors[name] for name in builder.param_names}
     return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)

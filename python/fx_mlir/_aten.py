@@ -11,7 +11,7 @@ import operator
 import numpy as np
 import torch
 
-from ._emitter import (Unsupported, Value, array_attr, bool_attr, element_type, float_attr,
+from ._emitter import (Unsupported, Value, array_attr, element_type, float_attr,
                        int_attr)
 
 aten = torch.ops.aten
@@ -42,10 +42,6 @@ def _list(x, n):
 
 def _numel(shape):
     return int(np.prod(shape, dtype=np.int64))
-
-
-def _float_category(etype):
-    return etype in ("f32", "f16", "bf16")
 
 
 def scalar_operand(ctx, value, like):
@@ -120,21 +116,18 @@ def _clamp_tensor(ctx, x, min=None, max=None):
     return ctx.retype(out)
 
 
-def _binary(fx_name, with_alpha=False, reverse=False):
-    def handler(ctx, a, b, alpha=1, **kwargs):
-        if kwargs.get("rounding_mode") not in (None,):
-            mode = kwargs["rounding_mode"]
-            attrs = {"rounding_mode": f"#fx.rounding_mode<{mode}>"}
-        else:
-            attrs = {}
+def _binary(fx_name, with_alpha=False):
+    def handler(ctx, a, b, alpha=1, rounding_mode=None, **_):
+        attrs = {}
+        if rounding_mode is not None:
+            attrs["rounding_mode"] = f"#fx.rounding_mode<{rounding_mode}>"
         if with_alpha and alpha != 1:
             attrs["alpha"] = float_attr(alpha)
         if not _is_value(a) and not _is_value(b):
             raise Unsupported("both operands are numbers")
         a_val = scalar_operand(ctx, a, b if _is_value(b) else None)
         b_val = scalar_operand(ctx, b, a if _is_value(a) else None)
-        operands = [b_val, a_val] if reverse else [a_val, b_val]
-        return ctx.emit(fx_name, operands, attrs or None)
+        return ctx.emit(fx_name, [a_val, b_val], attrs or None)
     return handler
 
 
@@ -240,8 +233,7 @@ def _adaptive_avg_pool2d(ctx, x, output_size):
     return ctx.emit("adaptive_avg_pool2d", [x], {"output_size": array_attr(_list(output_size, 2))})
 
 
-@handles(aten.native_batch_norm.default, aten._native_batch_norm_legit_no_training.default
-         if hasattr(aten, "_native_batch_norm_legit_no_training") else aten.native_batch_norm.default)
+@handles(aten.native_batch_norm.default)
 def _batch_norm(ctx, x, weight, bias, running_mean, running_var, training=False, momentum=0.1,
                 eps=1e-5):
     if training:
@@ -338,7 +330,7 @@ def _max_dim(ctx, x, dim, keepdim=False):
 
 @handles(aten.view.default, aten._unsafe_view.default, aten._reshape_alias.default,
          aten.reshape.default, aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.default,
-         aten.squeeze.dims if hasattr(aten.squeeze, "dims") else aten.squeeze.dim)
+         getattr(aten.squeeze, "dims", aten.squeeze.dim))
 def _view(ctx, x, *args):
     shape, _ = ctx.result()
     if tuple(shape) == x.shape:

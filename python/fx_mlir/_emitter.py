@@ -64,10 +64,6 @@ def array_attr(values):
     return "array<i64" + (": " + ", ".join(map(str, values)) if values else "") + ">"
 
 
-def bool_attr(value):
-    return "true" if value else "false"
-
-
 def quote(text):
     out = []
     for ch in str(text):
@@ -163,6 +159,7 @@ class FunctionBuilder:
     def __init__(self, name):
         self.name = name
         self.args = []      # (Value, attr-dict text or None, Location)
+        self.param_names = []  # qualified names of the fx.param arguments
         self.lines = []
         self.results = []
         self._next = 0
@@ -175,7 +172,10 @@ class FunctionBuilder:
 
     def add_argument(self, shape, etype, param=None, loc=None):
         value = Value(f"%arg{len(self.args)}", shape, etype)
-        attrs = f"{{fx.param = {quote(param)}}}" if param is not None else None
+        attrs = None
+        if param is not None:
+            attrs = f"{{fx.param = {quote(param)}}}"
+            self.param_names.append(param)
         self.args.append((value, attrs, loc))
         return value
 

@@ -25,6 +25,7 @@ try:
 except ImportError:
     from torch.nn.utils.stateless import functional_call
 
+aten = torch.ops.aten
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 try:
@@ -196,8 +197,6 @@ class Importer:
         output = next(n for n in nodes if n.op == "output")
         self._mark_live(output)
         placeholders = [n for n in nodes if n.op == "placeholder"]
-        gm_attrs = dict(graph.owning_module.named_buffers()) if graph.owning_module else {}
-        gm_attrs.update(dict(graph.owning_module.named_parameters()) if graph.owning_module else {})
         self._import_arguments(placeholders)
         for node in nodes:
             if node.op == "call_function" and node in self.live:
@@ -300,9 +299,6 @@ class Importer:
                     f"the model returns a {type(item).__name__}, not a tensor", "output")]})
             results.append(self.values[item])
         self.builder.results = results
-
-
-aten = torch.ops.aten
 
 
 def _op_name(target):

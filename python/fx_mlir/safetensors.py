@@ -5,7 +5,6 @@ import json
 import struct
 
 import numpy as np
-import torch
 
 from ._emitter import SAFETENSORS_DTYPES, element_type, tensor_to_numpy
 

@@ -14,6 +14,14 @@ namespace mlir::fx {
 /// merge other ops into them.
 bool isContractionLike(linalg::LinalgOp op);
 
+/// The number of thread chunks a `threads` pass option asks for: the
+/// option itself, or the host's hardware threads when it is 0.
+int64_t resolveThreadCount(int64_t threads);
+
+/// The product of `op`'s static loop ranges (dynamic ones count as 1): the
+/// work measure the parallel-min-work options compare against.
+int64_t staticIterationCount(linalg::LinalgOp op);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H
