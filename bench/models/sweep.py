@@ -41,6 +41,7 @@ def main():
     check = os.path.join(ROOT, "utils", "fx-model-check.py")
     fx_run = os.path.join(args.build, "bin", "fx-run")
     rows = []
+    os.makedirs(args.out, exist_ok=True)
     for i, name in enumerate(names):
         size = SIZES.get(name, 64)
         cmd = [sys.executable, check, fx_run, f"torchvision:{name}", "--input-shape",
@@ -49,24 +50,29 @@ def main():
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             out = (proc.stdout + proc.stderr).strip()
-            first = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), out[:200])
+            first = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), None)
+            if first is None:  # a crash or a Python error: show its last line
+                first = out.splitlines()[-1] if out else f"exit code {proc.returncode}"
             status = "PASS" if proc.returncode == 0 else "FAIL"
         except subprocess.TimeoutExpired:
             first, status = f"timed out after {args.timeout} s", "TIMEOUT"
         seconds = time.time() - start
-        rel = first.split("rel_l2=", 1)[1].split(" ", 1)[0] if "rel_l2=" in first else "-"
+        field = lambda key: first.split(key + "=", 1)[1].split(" ", 1)[0] if key + "=" in first else "-"
         detail = "" if status == "PASS" else first.replace("|", "/")[:300]
-        rows.append((name, size, status, rel, seconds, detail))
-        print(f"[{i + 1}/{len(names)}] {name} {status} rel_l2={rel} {seconds:.0f}s {detail}",
+        rows.append((name, size, status, field("rel_l2"), field("compile"), seconds, detail))
+        print(f"[{i + 1}/{len(names)}] {name} {status} rel_l2={field('rel_l2')} {seconds:.0f}s {detail}",
               file=sys.stderr, flush=True)
-    passed = sum(r[2] == "PASS" for r in rows)
-    lines = [f"torchvision classification models on the CPU: {passed} of {len(rows)} pass "
-             "(import -> compile -> fx-run, relative L2 error vs eager <= 1e-4).", "",
-             "| model | input | status | rel L2 | seconds | detail |", "|---|---|---|---|---|---|"]
-    lines += [f"| {n} | {s} | {st} | {r} | {sec:.0f} | {d} |" for n, s, st, r, sec, d in rows]
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "torchvision-sweep.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+        # Rewritten after every model so that an interrupted sweep keeps its rows.
+        passed = sum(r[2] == "PASS" for r in rows)
+        lines = [f"torchvision classification models on the CPU: {passed} of {len(rows)} pass "
+                 "(import -> compile -> fx-run, relative L2 error vs eager <= 1e-4; "
+                 "seeded random weights, batch-norm statistics randomized).", "",
+                 "| model | input | status | rel L2 | compile | total s | detail |",
+                 "|---|---|---|---|---|---|---|"]
+        lines += [f"| {n} | {s} | {st} | {r} | {c} | {sec:.0f} | {d} |"
+                  for n, s, st, r, c, sec, d in rows]
+        with open(os.path.join(args.out, "torchvision-sweep.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if passed == len(rows) else 1
 

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Transforms/Passes.h"
 #include "fx/Transforms/LinalgUtils.h"
+#include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,11 +19,10 @@
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
-
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXFORMDISPATCHREGIONS
@@ -40,6 +39,35 @@ bool isHeavy(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
                       isa<linalg::ConvolutionOpInterface>(op));
+}
+
+/// A contraction whose epilogue the region can compute on its output tiles:
+/// one m, one n and one k dimension (and at most one batch dimension), as
+/// matmul, batch_matmul and the transposed-operand matmuls of `linear` have.
+bool isEpilogueContraction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalg::isaContractionOpInterface(linalgOp))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(linalgOp);
+  return succeeded(dims) && dims->m.size() == 1 && dims->n.size() == 1 &&
+         dims->k.size() == 1 && dims->batch.size() <= 1;
+}
+
+/// Ops cheap enough to recompute in a region when their result is also used
+/// elsewhere (IREE clones such ops into every dispatch that uses them): fills
+/// and pure data movement (broadcasts, transposes, copies) of values that are
+/// not computed by linalg ops.
+bool isCheapToRecompute(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() != 0 ||
+      !llvm::hasSingleElement(generic.getBody()->getOperations()))
+    return false;
+  return llvm::none_of(generic.getDpsInputs(), [](Value input) {
+    return isa_and_nonnull<linalg::LinalgOp>(input.getDefiningOp());
+  });
 }
 
 /// A short name for remarks: the linalg op name, or the generic's body ops.
@@ -69,17 +97,26 @@ struct Region {
   llvm::SmallDenseSet<int64_t> wholeDims;
   /// Why producers were not taken: (producer, reason).
   SmallVector<std::pair<Operation *, std::string>> cuts;
+  /// The region's contraction or convolution, if any.
+  Operation *heavy = nullptr;
+  /// Members also used outside the region, recomputed inside it.
+  SmallVector<std::pair<Operation *, std::string>> recomputed;
 };
 
 struct FormDispatchRegionsPass
     : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
   using Base::Base;
 
+  /// Ops erased by materialized regions (their pointers dangle).
+  llvm::SmallPtrSet<Operation *, 32> erased;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    erased.clear();
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) {
-      if (op.hasPureTensorSemantics() && !op->getParentOfType<scf::ForallOp>() &&
+      if (op.hasPureTensorSemantics() &&
+          !op->getParentOfType<scf::ForallOp>() &&
           !op->getParentOfType<scf::ForOp>())
         ops.push_back(op);
     });
@@ -87,18 +124,25 @@ struct FormDispatchRegionsPass
     int64_t numRegions = 0;
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp root : llvm::reverse(ops)) {
-      if (regionOf.count(root) || isa<linalg::FillOp>(root))
+      // (`erased` is checked first: the pointer is dangling then.)
+      if (erased.contains(root) || regionOf.count(root) ||
+          isa<linalg::FillOp>(root) || root->use_empty())
         continue;
       Region region = grow(root, regionOf);
       int64_t id = numRegions++;
+      // Recomputed members stay free: the other regions using them may
+      // recompute them too.
       for (auto &member : region.members)
-        regionOf[member.first] = id;
+        if (!llvm::is_contained(llvm::make_first_range(region.recomputed),
+                                member.first))
+          regionOf[member.first] = id;
       if (report)
         reportRegion(region, id);
       if (region.members.size() > 1) {
         if (failed(materialize(rewriter, region, id)))
-          emitRemark(root->getLoc()) << "dispatch region " << id
-                             << ": tiling the root failed; ops stay separate";
+          emitRemark(root->getLoc())
+              << "dispatch region " << id
+              << ": tiling the root failed; ops stay separate";
       } else {
         root->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
       }
@@ -161,13 +205,13 @@ struct FormDispatchRegionsPass
             cut("the region already has a contraction or convolution");
             continue;
           }
-          if (!isa<linalg::Conv2DNchwFchwOp>(producer)) {
+          if (!isa<linalg::Conv2DNchwFchwOp>(producer) &&
+              !isEpilogueContraction(producer)) {
             cut("epilogue fusion into " + producer->getName().getStringRef() +
                 " is not implemented");
             continue;
           }
-        }
-        if (fx::isContractionLike(producerOp)) {
+        } else if (fx::isContractionLike(producerOp)) {
           cut("a contraction-like reduction (two operands read along the "
               "reduced dimensions); epilogue fusion is not implemented");
           continue;
@@ -208,11 +252,33 @@ struct FormDispatchRegionsPass
               "be recomputed per tile)");
           continue;
         }
-        if (isHeavy(producer) && !whole.empty()) {
-          cut("a convolution epilogue must not be broadcast");
-          continue;
+        // The contraction or convolution of the region is tiled in every
+        // dimension but a contraction's n: nothing may be broadcast along
+        // the others (whichever of the two joins the region first).
+        Operation *heavyOp = isHeavy(producer) ? producer : region.heavy;
+        if (heavyOp) {
+          ArrayRef<int64_t> heavyDims = heavyOp == producer
+                                            ? ArrayRef<int64_t>(producerDims)
+                                            : region.members[heavyOp];
+          int64_t n = -1;
+          if (isEpilogueContraction(heavyOp))
+            n = heavyDims[linalg::inferContractionDims(
+                              cast<linalg::LinalgOp>(heavyOp))
+                              ->n.front()];
+          if (llvm::any_of(whole, [&](int64_t d) { return d != n; })) {
+            cut(heavyOp == producer
+                    ? "the epilogue of a contraction or convolution must not "
+                      "be broadcast along its tiled dimensions (it would be "
+                      "recomputed per tile)"
+                    : "broadcast along a dimension the region's contraction "
+                      "or convolution is tiled in (it would be recomputed "
+                      "per tile)");
+            continue;
+          }
         }
         region.wholeDims = whole;
+        if (isHeavy(producer))
+          region.heavy = producer;
         heavy |= isHeavy(producer);
         region.members.insert({producer, producerDims});
         worklist.push_back(producer);
@@ -232,6 +298,14 @@ struct FormDispatchRegionsPass
           continue;
         for (Operation *user : op->getUsers())
           if (!region.members.count(user)) {
+            if (isCheapToRecompute(op)) {
+              if (!llvm::is_contained(llvm::make_first_range(region.recomputed),
+                                      op))
+                region.recomputed.push_back(
+                    {op,
+                     "also used by " + user->getName().getStringRef().str()});
+              break;
+            }
             region.cuts.push_back(
                 {op, "its result is also used outside the region (by " +
                          user->getName().getStringRef().str() + ")"});
@@ -264,15 +338,21 @@ struct FormDispatchRegionsPass
   }
 
   void reportRegion(Region &region, int64_t id) {
-    InFlightDiagnostic diag = emitRemark(region.root->getLoc());
-    diag << "dispatch region " << id << ": root " << describe(region.root);
-    if (region.members.size() > 1)
-      diag << ", fused " << region.members.size() - 1 << " producer(s)";
-    for (auto &member : region.members)
-      if (member.first != region.root.getOperation())
-        diag.attachNote(member.first->getLoc())
-            << "fused into dispatch region " << id << ": "
-            << describe(member.first);
+    {
+      InFlightDiagnostic diag = emitRemark(region.root->getLoc());
+      diag << "dispatch region " << id << ": root " << describe(region.root);
+      if (region.members.size() > 1)
+        diag << ", fused " << region.members.size() - 1 << " producer(s)";
+      for (auto &member : region.members)
+        if (member.first != region.root.getOperation())
+          diag.attachNote(member.first->getLoc())
+              << "fused into dispatch region " << id << ": "
+              << describe(member.first);
+    } // (the region's remark is emitted here, before the others)
+    for (auto &[op, why] : region.recomputed)
+      if (region.members.count(op))
+        emitRemark(op->getLoc()) << "recomputed in dispatch region " << id
+                                 << " (" << why << "): " << describe(op);
     for (auto &[producer, why] : region.cuts) {
       if (region.members.count(producer))
         continue;
@@ -307,6 +387,39 @@ struct FormDispatchRegionsPass
     SmallVector<int64_t> sizes(rank, 1);
     for (int64_t d : region.wholeDims)
       sizes[d] = 0;
+    for (auto &[op, dims] : region.members) {
+      if (!isEpilogueContraction(op))
+        continue;
+      // A contraction epilogue: blocks of rows of the contraction's output
+      // (whole rows; the inner tiling register-blocks them), sized so that
+      // one block of the output stays in the L2 cache. When there are too
+      // few rows to share among threads (a classifier head), blocks of
+      // columns instead, if the columns may be split.
+      FailureOr<linalg::ContractionDimensions> cdims =
+          linalg::inferContractionDims(cast<linalg::LinalgOp>(op));
+      int64_t m = dims[cdims->m.front()], n = dims[cdims->n.front()];
+      if (m < 0 || n < 0)
+        break;
+      int64_t rows = ranges[m], cols = ranges[n];
+      int64_t threads = fx::resolveThreadCount(this->threads);
+      bool splitRows = region.wholeDims.contains(n) ||
+                       ShapedType::isDynamic(rows) ||
+                       rows >= contractionTileM * threads;
+      if (splitRows) {
+        int64_t block = contractionTileM;
+        int64_t rowBytes = ShapedType::isDynamic(cols) ? 4096 : cols * 4;
+        while (block * 2 * rowBytes <= (256 << 10) &&
+               !ShapedType::isDynamic(rows) && rows % (block * 2) == 0 &&
+               rows / (block * 2) >= threads)
+          block *= 2;
+        sizes[m] = block;
+        sizes[n] = 0;
+      } else {
+        sizes[m] = 0;
+        sizes[n] = contractionTileN;
+      }
+      return sizes;
+    }
     if (region.wholeDims.empty())
       sizes.back() = 0; // rows of elementwise producers
     return sizes;
@@ -322,7 +435,11 @@ struct FormDispatchRegionsPass
     // Level 1: chunks of the first non-unit tiled dimension per thread.
     int64_t numThreads = fx::resolveThreadCount(threads);
     SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
-    int64_t work = fx::staticIterationCount(region.root);
+    // The region's work: the iterations of all its ops (a matmul epilogue
+    // iterates far less than the matmul it ends).
+    int64_t work = 0;
+    for (auto &member : region.members)
+      work += fx::staticIterationCount(cast<linalg::LinalgOp>(member.first));
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
     auto controlOutside = [&](tensor::ExtractSliceOp, OpResult producer, bool)
@@ -400,11 +517,15 @@ struct FormDispatchRegionsPass
     // Producers fused inside the loop are dead outside it now.
     SmallVector<Operation *> dead(result.fusedProducers.begin(),
                                   result.fusedProducers.end());
-    if (root->use_empty())
+    if (root->use_empty()) {
+      erased.insert(root);
       rewriter.eraseOp(root);
+    }
     for (Operation *op : llvm::reverse(dead))
-      if (op->use_empty())
+      if (op->use_empty()) {
+        erased.insert(op);
         rewriter.eraseOp(op);
+      }
   }
 };
 

@@ -95,23 +95,31 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     * the producer is a linalg op on tensors (reshapes, pads, concatenations
       and other tensor ops cut a region),
     * every use of the producer's result is inside the region (otherwise it
-      would be computed twice; the region is cut instead),
+      would be computed twice; the region is cut instead), unless it is
+      cheap to recompute: a fill, or a broadcast/transpose/copy of values no
+      linalg op computes, which every region using it recomputes per tile,
     * the consumer reads it through a projected permutation (a convolution
       window would recompute overlapping producer tiles), and
     * the dimensions along which it is broadcast into the root (the
       dimensions a reduction in the region runs over) are trailing
       dimensions of the root, so that no reduction is recomputed per tile,
-    * and a region holds at most one contraction or convolution.
+    * and a region holds at most one contraction or convolution: a 2-d
+      convolution (NCHW) or a contraction with one m, n and k dimension
+      (matmul, batch_matmul, the transposed matmul of `linear`), whose
+      elementwise epilogue is then computed on its output tiles.
 
     A region is materialized by tiling its root with
     `scf::tileConsumerAndFuseProducersUsingSCF`: one `scf.forall` over the
     first tiled dimension split into `threads` chunks (when `threads` > 1),
     then `scf.for` loops over row tiles (one row of the non-broadcast
-    dimensions) or, for a convolution epilogue, 1x16x1x16 output tiles
-    (`conv-tile-f` x `conv-tile-w`). Softmax, log_softmax and layer norm
-    thus become one loop nest whose temporaries are one row, and batch
-    norm, activations and residual adds after a convolution are computed on
-    the convolution's output tile. `fx-cpu-tile-and-vectorize` then tiles
+    dimensions), for a convolution epilogue 1x16x1x16 output tiles
+    (`conv-tile-f` x `conv-tile-w`), for a contraction epilogue blocks of
+    `contraction-tile-m` (or more) whole rows, or blocks of
+    `contraction-tile-n` columns when there are too few rows for the
+    threads. Softmax, log_softmax and layer norm thus become one loop nest
+    whose temporaries are one row, and biases, batch norm, activations and
+    residual adds after a convolution or matmul are computed on its output
+    tile while the tile is in cache. `fx-cpu-tile-and-vectorize` then tiles
     and vectorizes each op inside the tile.
 
     Every region is tagged `fx.dispatch = N`. With `report`, each region is
@@ -131,6 +139,14 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            "Output channels of a convolution epilogue tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a convolution epilogue tile">,
+    Option<"contractionTileM", "contraction-tile-m", "int64_t",
+           /*default=*/"8",
+           "Rows of a contraction epilogue tile (doubled while the tile's "
+           "output fits in 256 KiB and every thread keeps a tile)">,
+    Option<"contractionTileN", "contraction-tile-n", "int64_t",
+           /*default=*/"128",
+           "Columns of a contraction epilogue tile when the contraction has "
+           "too few rows to split among the threads">,
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per region and per producer/consumer pair that "
            "did not fuse">,
