@@ -15,8 +15,11 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   // and runnable on its own with fx-opt (DESIGN.md), and the text is what
   // `--dump-pass-pipeline` prints.
   std::string pipeline =
-      // FX level: folds, then lowering to linalg on tensors.
-      "func.func(canonicalize,convert-fx-to-linalg),canonicalize,cse";
+      // FX level: folds (batch norms into convolutions with constant
+      // weights, with fusion on), then lowering to linalg on tensors.
+      std::string("func.func(canonicalize,") +
+      (options.fuseElementwise ? "fx-fold-conv-batch-norm," : "") +
+      "convert-fx-to-linalg),canonicalize,cse";
   if (options.fuseElementwise)
     // Elementwise chains fuse into single generics; dispatch regions then
     // pull reductions and convolutions into their consumers' tile loops.

@@ -75,8 +75,8 @@ static cl::opt<unsigned>
           cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<bool>
     noFusion("no-fusion",
-             cl::desc("Disable fusion (elementwise fusion and dispatch "
-                      "regions), to measure its gain"),
+             cl::desc("Disable fusion (batch-norm folding, elementwise "
+                      "fusion and dispatch regions), to measure its gain"),
              cl::init(false), cl::cat(category));
 static cl::opt<bool> noDispatchRegions(
     "no-dispatch-regions",

@@ -14,7 +14,9 @@ namespace fx {
 struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
   Option<bool> fuseElementwise{
       *this, "fuse-elementwise",
-      llvm::cl::desc("Fusion: fuse producer/consumer chains of elementwise "
+      llvm::cl::desc("Fusion: fold batch norms into convolutions with "
+                     "constant weights (fx-fold-conv-batch-norm), fuse "
+                     "producer/consumer chains of elementwise "
                      "linalg ops, then form dispatch regions "
                      "(fx-form-dispatch-regions: reductions, softmax/layer "
                      "norm and convolution epilogues in one loop nest)"),

@@ -63,6 +63,28 @@ def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def FXFoldConvBatchNorm : Pass<"fx-fold-conv-batch-norm", "func::FuncOp"> {
+  let summary = "Fold inference batch norms into the convolutions before "
+                "them when all weights are constants";
+  let description = [{
+    `fx.batch_norm(fx.convolution(x, W, b), mean, var, gamma, beta)`, where
+    the convolution has no other use and `W`, `b`, `mean`, `var`, `gamma`
+    and `beta` are `fx.constant`s (a model imported with `frozen=True`),
+    becomes `fx.convolution(x, W', b')` with
+
+        scale = gamma / sqrt(var + eps)
+        W'[f] = W[f] * scale[f]
+        b'[f] = (b[f] - mean[f]) * scale[f] + beta[f]
+
+    computed in double precision and rounded once to the element type. A
+    missing `gamma`/`beta`/`b` counts as 1/0/0. Transposed convolutions and
+    batch norms whose operands are function arguments (weights bound at run
+    time) are left alone. The folded ops carry the fused location of the
+    convolution and the batch norm.
+  }];
+  let dependentDialects = ["::mlir::fx::FXDialect"];
+}
+
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
                 "except into contractions";
