@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::fx {
@@ -23,6 +25,143 @@ namespace mlir::fx {
 using namespace mlir;
 
 namespace {
+
+/// A reduction `fuseSiblingReductions` may merge: a generic on tensors with
+/// reduction loops and static loop ranges that is not a contraction.
+bool isSiblingCandidate(linalg::GenericOp op) {
+  return op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
+         !fx::isContractionLike(op) &&
+         !linalg::isaContractionOpInterface(op) &&
+         llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
+}
+
+/// Whether `a` (before `b` in their block) and `b` can become one generic:
+/// the same iteration space, an input read by both through the same map,
+/// `b` not depending on `a`, and every user of `a` after `b` (the merged op
+/// takes `b`'s place).
+bool canMergeSiblings(linalg::GenericOp a, linalg::GenericOp b) {
+  if (a.getIteratorTypesArray() != b.getIteratorTypesArray() ||
+      a.getStaticLoopRanges() != b.getStaticLoopRanges())
+    return false;
+  Value shared;
+  for (OpOperand *x : a.getDpsInputOperands())
+    for (OpOperand *y : b.getDpsInputOperands())
+      if (x->get() == y->get() &&
+          a.getMatchingIndexingMap(x) == b.getMatchingIndexingMap(y))
+        shared = x->get();
+  if (!shared)
+    return false;
+  // A reduction whose result is combined with the input again (softmax's
+  // max, layer norm's mean) belongs to a normalization that a dispatch
+  // region fuses vertically, row by row; merging it with a sibling would
+  // give it a use outside that region.
+  for (linalg::GenericOp op : {a, b})
+    for (Operation *user : op->getUsers())
+      if (isa<linalg::LinalgOp>(user) &&
+          llvm::is_contained(user->getOperands(), shared))
+        return false;
+  Block *block = a->getBlock();
+  for (Operation *user : a->getUsers()) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (!ancestor || !b->isBeforeInBlock(ancestor))
+      return false;
+  }
+  BackwardSliceOptions options;
+  options.filter = [&](Operation *op) {
+    return op->getBlock() == block && !op->isBeforeInBlock(a);
+  };
+  SetVector<Operation *> slice;
+  (void)getBackwardSlice(b.getOperation(), &slice, options);
+  return !slice.contains(a);
+}
+
+/// One generic computing both `a` and `b` (inputs, outputs and bodies
+/// concatenated), at `b`'s place.
+linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
+                                linalg::GenericOp b) {
+  // Operands: a's inputs, b's inputs that a does not read through the same
+  // map, a's outputs, b's outputs; `argOf` says which block argument of the
+  // merged body each (op, operand number) becomes.
+  SmallVector<Value> inputs, outputs;
+  SmallVector<AffineMap> inputMaps, outputMaps;
+  DenseMap<std::pair<Operation *, unsigned>, unsigned> argOf;
+  for (linalg::GenericOp op : {a, b})
+    for (OpOperand *operand : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      unsigned index = inputs.size();
+      for (unsigned i = 0; i < inputs.size(); ++i)
+        if (inputs[i] == operand->get() && inputMaps[i] == map)
+          index = i;
+      if (index == inputs.size()) {
+        inputs.push_back(operand->get());
+        inputMaps.push_back(map);
+      }
+      argOf[{op, operand->getOperandNumber()}] = index;
+    }
+  for (linalg::GenericOp op : {a, b})
+    for (OpOperand &operand : op.getDpsInitsMutable()) {
+      argOf[{op, operand.getOperandNumber()}] =
+          inputs.size() + outputs.size();
+      outputs.push_back(operand.get());
+      outputMaps.push_back(op.getMatchingIndexingMap(&operand));
+    }
+  SmallVector<AffineMap> maps(inputMaps);
+  llvm::append_range(maps, outputMaps);
+  SmallVector<Type> resultTypes(a->getResultTypes());
+  llvm::append_range(resultTypes, b->getResultTypes());
+  rewriter.setInsertionPoint(b);
+  auto merged = linalg::GenericOp::create(
+      rewriter, rewriter.getFusedLoc({a.getLoc(), b.getLoc()}), resultTypes,
+      inputs, outputs, maps, a.getIteratorTypesArray());
+  Block *body = rewriter.createBlock(&merged.getRegion());
+  for (Value v : llvm::concat<Value>(inputs, outputs))
+    body->addArgument(cast<ShapedType>(v.getType()).getElementType(),
+                      v.getLoc());
+  SmallVector<Value> yields;
+  rewriter.setInsertionPointToEnd(body);
+  for (linalg::GenericOp op : {a, b}) {
+    IRMapping mapping;
+    for (OpOperand &operand : op->getOpOperands())
+      mapping.map(op.getMatchingBlockArgument(&operand),
+                  body->getArgument(argOf[{op, operand.getOperandNumber()}]));
+    for (Operation &inner : op.getBody()->without_terminator())
+      rewriter.clone(inner, mapping);
+    for (Value v : op.getBody()->getTerminator()->getOperands())
+      yields.push_back(mapping.lookupOrDefault(v));
+  }
+  linalg::YieldOp::create(rewriter, merged.getLoc(), yields);
+  rewriter.replaceOp(a, merged->getResults().take_front(a->getNumResults()));
+  rewriter.replaceOp(b, merged->getResults().drop_front(a->getNumResults()));
+  return merged;
+}
+
+/// Horizontal fusion: reductions over the same iteration space that read
+/// the same input become one generic, so the input is read once (e.g.
+/// `x.sum(1)` and `x.amax(1)`). Upstream has no such pass for linalg on
+/// tensors (its fusion is producer/consumer only), hence ours.
+void fuseSiblingReductions(func::FuncOp func) {
+  IRRewriter rewriter(func.getContext());
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    SmallVector<linalg::GenericOp> candidates;
+    func.walk([&](linalg::GenericOp op) {
+      if (isSiblingCandidate(op))
+        candidates.push_back(op);
+    });
+    for (auto [i, a] : llvm::enumerate(candidates)) {
+      for (linalg::GenericOp b : ArrayRef(candidates).drop_front(i + 1)) {
+        if (a->getBlock() != b->getBlock() || !canMergeSiblings(a, b))
+          continue;
+        mergeSiblings(rewriter, a, b);
+        changed = true;
+        break;
+      }
+      if (changed)
+        break;
+    }
+  }
+}
 
 struct FuseElementwisePass
     : public fx::impl::FXFuseElementwiseBase<FuseElementwisePass> {
@@ -61,6 +200,7 @@ struct FuseElementwisePass
         patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    fuseSiblingReductions(getOperation());
   }
 };
 

@@ -44,3 +44,39 @@ func.func @attention(%q: tensor<2x8x4xf32>, %k: tensor<2x8x4xf32>, %v: tensor<2x
   %0 = fx.scaled_dot_product_attention %q, %k, %v : (tensor<2x8x4xf32>, tensor<2x8x4xf32>, tensor<2x8x4xf32>) -> tensor<2x8x4xf32>
   return %0 : tensor<2x8x4xf32>
 }
+
+// -----
+
+// Horizontal fusion: reductions over the same iteration space reading the
+// same input become one generic with one result each (mean's sum is the
+// sum's after CSE), so the input is read once.
+// CHECK-LABEL: func.func @sibling_reductions
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<64x128xf32>) outs(%{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: linalg.yield
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<64xf32>)
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[MEAN]]
+func.func @sibling_reductions(%x: tensor<64x128xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %0 = fx.sum %x {dim = array<i64: 1>} : (tensor<64x128xf32>) -> tensor<64xf32>
+  %1 = fx.amax %x {dim = array<i64: 1>} : (tensor<64x128xf32>) -> tensor<64xf32>
+  %2 = fx.mean %x {dim = array<i64: 1>} : (tensor<64x128xf32>) -> tensor<64xf32>
+  return %0, %1, %2 : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Not merged: reductions over different dimensions (different iteration
+// spaces); a reduction that reads the other's result (layer norm's
+// variance needs its mean); a reduction combined with its input again
+// (layer norm's mean, which its dispatch region fuses row by row).
+// CHECK-LABEL: func.func @not_siblings
+// CHECK-COUNT-6: = linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @not_siblings(%x: tensor<64x128xf32>) -> (tensor<128xf32>, tensor<64xf32>, tensor<64x128xf32>) {
+  %0 = fx.sum %x {dim = array<i64: 0>} : (tensor<64x128xf32>) -> tensor<128xf32>
+  %1 = fx.amax %x {dim = array<i64: 1>} : (tensor<64x128xf32>) -> tensor<64xf32>
+  %2 = fx.layer_norm %x {normalized_shape = array<i64: 128>} : (tensor<64x128xf32>) -> tensor<64x128xf32>
+  return %0, %1, %2 : tensor<128xf32>, tensor<64xf32>, tensor<64x128xf32>
+}

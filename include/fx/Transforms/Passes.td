@@ -87,7 +87,8 @@ def FXFoldConvBatchNorm : Pass<"fx-fold-conv-batch-norm", "func::FuncOp"> {
 
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
-                "except into contractions";
+                "except into contractions, and sibling reductions of one "
+                "input into one op";
   let description = [{
     Upstream `linalg-fuse-elementwise-ops` (producer/consumer fusion of
     `linalg.generic`s, reshape propagation by expansion) with one more rule:
@@ -96,6 +97,14 @@ def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
     softmax's division into P x V, as the upstream pass does, turns a
     contraction into a generic the CPU backend cannot register-tile (17x
     slower attention block, measured).
+
+    Then horizontal fusion: reductions (generics with reduction loops, not
+    contractions) with the same static iteration space that read one input
+    through the same map, in the same block, independent of each other,
+    become one generic with a result per reduction, so the input is read
+    once (`x.sum(1)` with `x.amax(1)`). A reduction whose result is combined
+    with that input again (softmax's max, layer norm's mean) is left to the
+    dispatch region that fuses its normalization row by row.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",

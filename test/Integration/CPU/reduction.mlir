@@ -43,3 +43,16 @@ func.func @sum_dynamic_batch(%a0: tensor<?x6xf32>) -> tensor<?xf32> {
   %0 = fx.sum %a0 {dim = array<i64: 1>} : (tensor<?x6xf32>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// Sibling reductions (one generic after horizontal fusion) and ones that
+// must stay apart.
+// TOL: rtol=1e-5 atol=1e-5
+// REF: (torch.sum(a0, 1), torch.amax(a0, 1), torch.mean(a0, 1), torch.amin(a0, 0), torch.nn.functional.layer_norm(a0, (33,)))
+func.func @siblings(%a0: tensor<17x33xf32>) -> (tensor<17xf32>, tensor<17xf32>, tensor<17xf32>, tensor<33xf32>, tensor<17x33xf32>) {
+  %0 = fx.sum %a0 {dim = array<i64: 1>} : (tensor<17x33xf32>) -> tensor<17xf32>
+  %1 = fx.amax %a0 {dim = array<i64: 1>} : (tensor<17x33xf32>) -> tensor<17xf32>
+  %2 = fx.mean %a0 {dim = array<i64: 1>} : (tensor<17x33xf32>) -> tensor<17xf32>
+  %3 = fx.amin %a0 {dim = array<i64: 0>} : (tensor<17x33xf32>) -> tensor<33xf32>
+  %4 = fx.layer_norm %a0 {normalized_shape = array<i64: 33>} : (tensor<17x33xf32>) -> tensor<17x33xf32>
+  return %0, %1, %2, %3, %4 : tensor<17xf32>, tensor<17xf32>, tensor<17xf32>, tensor<33xf32>, tensor<17x33xf32>
+}
