@@ -121,7 +121,7 @@ struct FormDispatchRegionsPass
         ops.push_back(op);
     });
     llvm::DenseMap<Operation *, int64_t> regionOf;
-    int64_t numRegions = 0;
+    int64_t numRegions = 0, bytesRead = 0, bytesWritten = 0;
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp root : llvm::reverse(ops)) {
       // (`erased` is checked first: the pointer is dangling then.)
@@ -136,8 +136,11 @@ struct FormDispatchRegionsPass
         if (!llvm::is_contained(llvm::make_first_range(region.recomputed),
                                 member.first))
           regionOf[member.first] = id;
+      auto [read, written] = bytesMoved(region);
+      bytesRead += read;
+      bytesWritten += written;
       if (report)
-        reportRegion(region, id);
+        reportRegion(region, id, read, written);
       if (region.members.size() > 1) {
         if (failed(materialize(rewriter, region, id)))
           emitRemark(root->getLoc())
@@ -148,7 +151,10 @@ struct FormDispatchRegionsPass
       }
     }
     if (report)
-      emitRemark(func.getLoc()) << numRegions << " dispatch regions";
+      emitRemark(func.getLoc())
+          << numRegions << " dispatch regions, " << bytesRead + bytesWritten
+          << " bytes moved (" << bytesRead << " read, " << bytesWritten
+          << " written)";
     // Slices of tensor.empty inside the tiles become tile-sized empties, so
     // that the region's temporaries are allocated per tile, not whole.
     RewritePatternSet patterns(&getContext());
@@ -168,7 +174,7 @@ struct FormDispatchRegionsPass
     bool heavy = isHeavy(root);
     bool rootIsConsumerOnly =
         root.getNumReductionLoops() == 0 && !heavy; // an elementwise root
-    if (!rootIsConsumerOnly)
+    if (!rootIsConsumerOnly || !fuse)
       return region; // roots with reductions or contractions stay alone
     // Breadth-first over producers; every candidate is checked for uses
     // outside the region once the candidate set is complete.
@@ -337,12 +343,54 @@ struct FormDispatchRegionsPass
     // not worth it here, so they stay as a conservative choice.
   }
 
-  void reportRegion(Region &region, int64_t id) {
+  /// The bytes a region reads and writes in memory: the tensors its ops
+  /// read that are defined outside it (function arguments, constants, other
+  /// regions' results; not fills or empty tensors, which hold no data) and
+  /// its results. Static shapes only; a dynamic tensor counts 0.
+  static std::pair<int64_t, int64_t> bytesMoved(Region &region) {
+    auto bytes = [](Value v) -> int64_t {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (!type || !type.hasStaticShape())
+        return 0;
+      return type.getNumElements() *
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    };
+    llvm::SmallPtrSet<Value, 8> inputs;
+    int64_t read = 0, written = 0;
+    for (auto &[op, dims] : region.members) {
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      for (OpOperand &operand : op->getOpOperands()) {
+        Value v = operand.get();
+        Operation *def = v.getDefiningOp();
+        if (def && (region.members.count(def) ||
+                    isa<tensor::EmptyOp, linalg::FillOp>(def)))
+          continue;
+        // An output operand is only read if the op uses its value.
+        if (linalgOp.isDpsInit(&operand) &&
+            !linalgOp.payloadUsesValueFromOperand(&operand))
+          continue;
+        if (inputs.insert(v).second)
+          read += bytes(v);
+      }
+      bool recomputed =
+          llvm::is_contained(llvm::make_first_range(region.recomputed), op);
+      for (Value result : op->getResults())
+        if (!recomputed &&
+            llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !region.members.count(user);
+            }))
+          written += bytes(result);
+    }
+    return {read, written};
+  }
+
+  void reportRegion(Region &region, int64_t id, int64_t read, int64_t written) {
     {
       InFlightDiagnostic diag = emitRemark(region.root->getLoc());
       diag << "dispatch region " << id << ": root " << describe(region.root);
       if (region.members.size() > 1)
         diag << ", fused " << region.members.size() - 1 << " producer(s)";
+      diag << "; reads " << read << " B, writes " << written << " B";
       for (auto &member : region.members)
         if (member.first != region.root.getOperation())
           diag.attachNote(member.first->getLoc())

@@ -154,9 +154,12 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     and vectorizes each op inside the tile.
 
     Every region is tagged `fx.dispatch = N`. With `report`, each region is
-    described by a remark at its root (its ops and their locations) and
-    every producer/consumer pair that was not fused by a remark at the
-    producer giving the reason.
+    described by a remark at its root (its ops and their locations, and the
+    bytes it reads and writes: tensors defined outside it, not counting
+    fills and empty tensors, and its results), every producer/consumer pair
+    that was not fused by a remark at the producer giving the reason, every
+    recomputed producer by a remark, and the function by the number of
+    regions and the total bytes moved.
   }];
   let options = [
     Option<"threads", "threads", "int64_t", /*default=*/"0",
@@ -178,9 +181,13 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            /*default=*/"128",
            "Columns of a contraction epilogue tile when the contraction has "
            "too few rows to split among the threads">,
+    Option<"fuse", "fuse", "bool", /*default=*/"true",
+           "Fuse producers into regions; false makes every linalg op but "
+           "fills a region of its own (to count the dispatches and bytes of "
+           "the unfused graph with `report`)">,
     Option<"report", "report", "bool", /*default=*/"false",
-           "Emit a remark per region and per producer/consumer pair that "
-           "did not fuse">,
+           "Emit a remark per region (its ops, and the bytes it reads and "
+           "writes) and per producer/consumer pair that did not fuse">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
