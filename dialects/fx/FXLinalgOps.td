@@ -22,8 +22,12 @@ def FX_MmOp : FX_MatmulLikeOp<"mm"> {
     ```mlir
     %0 = fx.mm %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
+
+    Canonicalization: `mm(x, t(w))` becomes `linear(x, w)`, which reads the
+    weight transposed in place instead of transposing it first.
   }];
   let arguments = (ins FX_NumericTensor:$self, FX_NumericTensor:$mat2);
+  let hasCanonicalizer = 1;
 }
 
 def FX_BmmOp : FX_MatmulLikeOp<"bmm"> {
@@ -47,11 +51,17 @@ def FX_AddmmOp : FX_MatmulLikeOp<"addmm"> {
     %0 = fx.addmm %bias, %x, %wt
         : (tensor<16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
     ```
+
+    Canonicalization: `addmm(b, x, t(w))` with `beta = alpha = 1` and a bias
+    `b` of shape `[N]` (what `nn.Linear` traces to) becomes `linear(x, w, b)`:
+    a matmul reading the weight transposed in place, with the bias as its
+    epilogue.
   }];
   let arguments = (ins FX_NumericTensor:$self, FX_NumericTensor:$mat1,
                    FX_NumericTensor:$mat2,
                    DefaultValuedAttr<F64Attr, "1.0">:$beta,
                    DefaultValuedAttr<F64Attr, "1.0">:$alpha);
+  let hasCanonicalizer = 1;
 }
 
 def FX_LinearOp : FX_MatmulLikeOp<"linear"> {

@@ -2,6 +2,8 @@
 
 #include "fx/Dialect/FXOps.h"
 
+#include "mlir/IR/PatternMatch.h"
+
 using namespace mlir;
 using namespace mlir::fx;
 
@@ -122,4 +124,75 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
   shape.back() = outFeatures;
   results.push_back(RankedTensorType::get(shape, input.getElementType()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization: matrix products of a transposed weight are linears
+//===----------------------------------------------------------------------===//
+
+/// The untransposed matrix if `value` is `t(w)` (or `transpose(w, 0, 1)`)
+/// of a 2-d `w`.
+static Value getTransposedMatrix(Value value) {
+  Value source;
+  if (auto t = value.getDefiningOp<TOp>())
+    source = t.getSelf();
+  else if (auto transpose = value.getDefiningOp<TransposeOp>()) {
+    int64_t d0 = transpose.getDim0(), d1 = transpose.getDim1();
+    if ((d0 == 0 || d0 == -2) != (d1 == 0 || d1 == -2))
+      source = transpose.getSelf();
+  }
+  auto type = source ? dyn_cast<RankedTensorType>(source.getType()) : nullptr;
+  return type && type.getRank() == 2 ? source : Value();
+}
+
+namespace {
+
+/// mm(x, t(w)) -> linear(x, w).
+struct MmOfTransposeToLinear : public OpRewritePattern<MmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value weight = getTransposedMatrix(op.getMat2());
+    if (!weight)
+      return rewriter.notifyMatchFailure(op, "rhs is not a transpose");
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), op.getSelf(),
+                                          weight, Value());
+    return success();
+  }
+};
+
+/// addmm(b, x, t(w)) -> linear(x, w, b) for a bias b of shape [N] and
+/// beta = alpha = 1.
+struct AddmmOfTransposeToLinear : public OpRewritePattern<AddmmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddmmOp op,
+                                PatternRewriter &rewriter) const override {
+    Value weight = getTransposedMatrix(op.getMat2());
+    if (!weight)
+      return rewriter.notifyMatchFailure(op, "rhs is not a transpose");
+    if (op.getBeta().convertToDouble() != 1.0 ||
+        op.getAlpha().convertToDouble() != 1.0)
+      return rewriter.notifyMatchFailure(op, "scaled");
+    auto bias = cast<RankedTensorType>(op.getSelf().getType());
+    auto result = op.getType();
+    if (bias.getRank() != 1 ||
+        bias.getElementType() != result.getElementType() ||
+        !areCompatibleDims(bias.getDimSize(0), result.getDimSize(1)))
+      return rewriter.notifyMatchFailure(op, "bias is not of shape [N]");
+    rewriter.replaceOpWithNewOp<LinearOp>(op, result, op.getMat1(), weight,
+                                          op.getSelf());
+    return success();
+  }
+};
+
+} // namespace
+
+void MmOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                       MLIRContext *context) {
+  patterns.add<MmOfTransposeToLinear>(context);
+}
+
+void AddmmOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                          MLIRContext *context) {
+  patterns.add<AddmmOfTransposeToLinear>(context);
 }

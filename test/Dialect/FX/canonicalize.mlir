@@ -192,3 +192,27 @@ func.func @fill_to_constant() -> (tensor<2x3xbf16>, tensor<4xi32>, tensor<2xi1>)
   %2 = fx.ones : tensor<2xi1>
   return %0, %1, %2 : tensor<2x3xbf16>, tensor<4xi32>, tensor<2xi1>
 }
+
+// -----
+
+// Matrix products of a transposed weight become linears (the weight is read
+// transposed in place); a scaled addmm or a 2-d bias stays.
+// CHECK-LABEL: func.func @transposed_weight
+// CHECK-SAME: (%[[B:.*]]: tensor<16xf32>, %[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B2:.*]]: tensor<4x16xf32>)
+// CHECK: %[[T:.*]] = fx.t %[[W]]
+// CHECK: %[[L0:.*]] = fx.linear %[[X]], %[[W]], %[[B]] :
+// CHECK: %[[L1:.*]] = fx.linear %[[X]], %[[W]] :
+// CHECK: %[[L2:.*]] = fx.linear %[[X]], %[[W]] :
+// CHECK: %[[S:.*]] = fx.addmm %[[B]], %[[X]], %[[T]] {beta = 2.0
+// CHECK: %[[M:.*]] = fx.addmm %[[B2]], %[[X]], %[[T]] :
+// CHECK: return %[[L0]], %[[L1]], %[[L2]], %[[S]], %[[M]]
+func.func @transposed_weight(%b: tensor<16xf32>, %x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %b2: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %t = fx.t %w : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %tt = fx.transpose %w {dim0 = -1 : i64, dim1 = 0 : i64} : (tensor<16x8xf32>) -> tensor<8x16xf32>
+  %0 = fx.addmm %b, %x, %t : (tensor<16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %1 = fx.mm %x, %t : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %2 = fx.mm %x, %tt : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %3 = fx.addmm %b, %x, %t {beta = 2.0 : f64} : (tensor<16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  %4 = fx.addmm %b2, %x, %t : (tensor<4x16xf32>, tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %0, %1, %2, %3, %4 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
