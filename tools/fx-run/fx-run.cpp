@@ -85,9 +85,9 @@ static cl::opt<bool> noDispatchRegions(
     cl::init(false), cl::cat(category));
 static cl::opt<bool> fusionReport(
     "fusion-report",
-    cl::desc("Print each dispatch region (root and fused ops) and every "
-             "producer that did not fuse, with the reason, as remarks at "
-             "the ops' source locations"),
+    cl::desc("Print each dispatch region (root and fused ops, bytes read "
+             "and written) and every producer that did not fuse, with the "
+             "reason, as remarks at the ops' source locations"),
     cl::init(false), cl::cat(category));
 static cl::opt<bool> noVectorize("no-vectorize",
                                  cl::desc("Disable tiling and vectorization"),
