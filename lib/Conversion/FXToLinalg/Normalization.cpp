@@ -202,19 +202,23 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
         [](OpBuilder &b, Location l, Value x, Value a) -> Value {
           return arith::MaximumFOp::create(b, l, x, a);
         });
-    // shifted = x - max; e = exp(shifted)
+    // softmax: e = exp(x - max), e / sum(e); log_softmax: shifted = x - max,
+    // shifted - log(sum(exp(shifted))). The value both the sum and the
+    // normalization read is computed once (a dispatch region keeps its row
+    // tile; exp is not recomputed by the normalization).
     Value shifted = createGeneric(
         rewriter, loc, {input, max}, {identity, rows}, computeType, sizes,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          return arith::SubFOp::create(b, l, convertScalar(b, l, args[0], t),
-                                       args[1])
-              .getResult();
+          Value y = arith::SubFOp::create(
+              b, l, convertScalar(b, l, args[0], t), args[1]);
+          return isLog ? y : math::ExpOp::create(b, l, y).getResult();
         });
     Value zero = createScalarConstant(rewriter, loc, t, 0);
     Value sum = createReduction(
         rewriter, loc, shifted, {dim}, t, zero,
         [](OpBuilder &b, Location l, Value x, Value a) -> Value {
-          return arith::AddFOp::create(b, l, math::ExpOp::create(b, l, x), a);
+          Value term = isLog ? math::ExpOp::create(b, l, x).getResult() : x;
+          return arith::AddFOp::create(b, l, term, a);
         });
     Value result = createGeneric(
         rewriter, loc, {shifted, sum}, {identity, rows}, resultType, sizes,
@@ -223,9 +227,7 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
               isLog ? arith::SubFOp::create(b, l, args[0],
                                             math::LogOp::create(b, l, args[1]))
                           .getResult()
-                    : arith::DivFOp::create(
-                          b, l, math::ExpOp::create(b, l, args[0]), args[1])
-                          .getResult();
+                    : arith::DivFOp::create(b, l, args[0], args[1]).getResult();
           return convertScalar(b, l, y, element);
         });
     rewriter.replaceOp(op, result);
