@@ -12,6 +12,7 @@ against eager, and the first line of the failure otherwise.
 """
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -47,14 +48,19 @@ def main():
         cmd = [sys.executable, check, fx_run, f"torchvision:{name}", "--input-shape",
                f"1,3,{size},{size}"]
         start = time.time()
+        # A session of its own, so that a timeout kills fx-run too (not only
+        # the checking script that started it).
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, start_new_session=True)
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-            out = (proc.stdout + proc.stderr).strip()
+            out = proc.communicate(timeout=args.timeout)[0].strip()
             first = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), None)
             if first is None:  # a crash or a Python error: show its last line
                 first = out.splitlines()[-1] if out else f"exit code {proc.returncode}"
             status = "PASS" if proc.returncode == 0 else "FAIL"
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
             first, status = f"timed out after {args.timeout} s", "TIMEOUT"
         seconds = time.time() - start
         field = lambda key: first.split(key + "=", 1)[1].split(" ", 1)[0] if key + "=" in first else "-"

@@ -70,6 +70,19 @@ bool isCheapToRecompute(Operation *op) {
   });
 }
 
+/// Whether `op`, an elementwise op, reads the result of a convolution or
+/// contraction that is not in a region yet (so the op can be its epilogue).
+bool isEpilogueOfOtherHeavy(
+    linalg::LinalgOp op, const llvm::DenseMap<Operation *, int64_t> &regionOf) {
+  if (op.getNumReductionLoops() != 0)
+    return false;
+  return llvm::any_of(op->getOperands(), [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && !regionOf.count(def) &&
+           (isEpilogueContraction(def) || isa<linalg::Conv2DNchwFchwOp>(def));
+  });
+}
+
 /// A short name for remarks: the linalg op name, or the generic's body ops.
 std::string describe(Operation *op) {
   std::string text = op->getName().getStringRef().str();
@@ -220,6 +233,12 @@ struct FormDispatchRegionsPass
         } else if (fx::isContractionLike(producerOp)) {
           cut("a contraction-like reduction (two operands read along the "
               "reduced dimensions); epilogue fusion is not implemented");
+          continue;
+        } else if (heavy && isEpilogueOfOtherHeavy(producerOp, regionOf)) {
+          // Epilogue fusion takes priority: in this region the producer
+          // would be computed apart from the convolution or matmul it
+          // ends, which cannot join a region that already has one.
+          cut("kept as the epilogue of the convolution or matmul it reads");
           continue;
         }
         AffineMap map = consumer.getMatchingIndexingMap(&operand);

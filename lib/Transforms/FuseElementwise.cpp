@@ -8,14 +8,16 @@
 #include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <functional>
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXFUSEELEMENTWISE
@@ -30,8 +32,7 @@ namespace {
 /// reduction loops and static loop ranges that is not a contraction.
 bool isSiblingCandidate(linalg::GenericOp op) {
   return op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
-         !fx::isContractionLike(op) &&
-         !linalg::isaContractionOpInterface(op) &&
+         !fx::isContractionLike(op) && !linalg::isaContractionOpInterface(op) &&
          llvm::none_of(op.getStaticLoopRanges(), ShapedType::isDynamic);
 }
 
@@ -100,8 +101,7 @@ linalg::GenericOp mergeSiblings(RewriterBase &rewriter, linalg::GenericOp a,
     }
   for (linalg::GenericOp op : {a, b})
     for (OpOperand &operand : op.getDpsInitsMutable()) {
-      argOf[{op, operand.getOperandNumber()}] =
-          inputs.size() + outputs.size();
+      argOf[{op, operand.getOperandNumber()}] = inputs.size() + outputs.size();
       outputs.push_back(operand.get());
       outputMaps.push_back(op.getMatchingIndexingMap(&operand));
     }
@@ -169,11 +169,33 @@ struct FuseElementwisePass
     MLIRContext *ctx = &getContext();
     // Upstream's default rule (a producer with one use, so nothing is
     // computed twice) plus: never into a contraction-like consumer.
-    linalg::ControlFusionFn control = [](OpOperand *fused) {
+    // And: an epilogue of a convolution or matmul (an elementwise op that
+    // reads one's result) stays out of a reduction after it, so that the
+    // dispatch regions can compute it on the convolution's tiles (ResNet's
+    // last batch norm + add + ReLU would otherwise go into the average
+    // pool's sum).
+    // (Through a chain of elementwise ops: batch norm + add, then ReLU.)
+    std::function<bool(Operation *, int)> isEpilogue = [&](Operation *op,
+                                                           int depth) {
+      return depth < 8 && llvm::any_of(op->getOperands(), [&](Value v) {
+               auto def = v.getDefiningOp<linalg::LinalgOp>();
+               if (!def)
+                 return false;
+               if (linalg::isaContractionOpInterface(def) ||
+                   linalg::isaConvolutionOpInterface(def))
+                 return true;
+               return def.getNumReductionLoops() == 0 &&
+                      isEpilogue(def, depth + 1);
+             });
+    };
+    linalg::ControlFusionFn control = [&](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       auto consumer = dyn_cast<linalg::LinalgOp>(fused->getOwner());
-      return producer && producer->hasOneUse() &&
-             !(consumer && fx::isContractionLike(consumer));
+      if (!producer || !producer->hasOneUse() || !consumer)
+        return producer && producer->hasOneUse();
+      if (fx::isContractionLike(consumer))
+        return false;
+      return !(consumer.getNumReductionLoops() > 0 && isEpilogue(producer, 0));
     };
     // Reshapes are propagated through elementwise ops but not through
     // contractions: expanding a matmul's dims turns it into a generic with
@@ -185,8 +207,8 @@ struct FuseElementwisePass
                              !linalg::isaContractionOpInterface(linalgOp));
       };
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() &&
-             keepsContraction(producer) && keepsContraction(fused->getOwner());
+      return producer && producer->hasOneUse() && keepsContraction(producer) &&
+             keepsContraction(fused->getOwner());
     };
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);

@@ -217,3 +217,26 @@ func.func @two_convs(%x: tensor<1x8x4x16xf32>, %w: tensor<16x8x1x1xf32>, %v: ten
   %2 = fx.add %0, %1 : (tensor<1x16x4x16xf32>, tensor<1x16x4x16xf32>) -> tensor<1x16x4x16xf32>
   return %2 : tensor<1x16x4x16xf32>
 }
+
+// -----
+
+// Epilogue fusion takes priority: the ReLU after the first matmul could be
+// pulled into the second matmul's region as an operand producer, but there
+// it would be computed apart from the matmul it ends; it stays that
+// matmul's epilogue.
+// CHECK-LABEL: func.func @two_matmuls
+// CHECK: linalg.matmul
+// CHECK: arith.maximumf
+// CHECK: linalg.matmul
+// CHECK: arith.maximumf
+// REPORT: [[# @LINE+8]]:8: remark: dispatch region 0: root linalg.generic {arith.maximumf}, fused 2 producer(s)
+// REPORT: [[# @LINE+5]]:8: remark: not fused into dispatch region 0 (root {{.*}}): kept as the epilogue of the convolution or matmul it reads
+// REPORT: [[# @LINE+4]]:8: remark: dispatch region 1: root linalg.generic {arith.maximumf}, fused 2 producer(s)
+// REPORT: remark: 2 dispatch regions
+func.func @two_matmuls(%x: tensor<64x16xf32>, %w1: tensor<32x16xf32>, %w2: tensor<8x32xf32>) -> tensor<64x8xf32> {
+  %0 = fx.linear %x, %w1 : (tensor<64x16xf32>, tensor<32x16xf32>) -> tensor<64x32xf32>
+  %1 = fx.relu %0 : (tensor<64x32xf32>) -> tensor<64x32xf32>
+  %2 = fx.linear %1, %w2 : (tensor<64x32xf32>, tensor<8x32xf32>) -> tensor<64x8xf32>
+  %3 = fx.relu %2 : (tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %3 : tensor<64x8xf32>
+}

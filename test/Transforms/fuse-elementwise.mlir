@@ -80,3 +80,22 @@ func.func @not_siblings(%x: tensor<64x128xf32>) -> (tensor<128xf32>, tensor<64xf
   %2 = fx.layer_norm %x {normalized_shape = array<i64: 128>} : (tensor<64x128xf32>) -> tensor<64x128xf32>
   return %0, %1, %2 : tensor<128xf32>, tensor<64xf32>, tensor<64x128xf32>
 }
+
+// -----
+
+// A convolution's epilogue (bias + ReLU) is not fused into the reduction
+// after it (an average pool's sum): it stays elementwise, for the dispatch
+// region to compute on the convolution's tiles.
+// CHECK-LABEL: func.func @epilogue_before_reduction
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK-NOT: arith.maximumf
+// CHECK: return
+func.func @epilogue_before_reduction(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x1xf32>, %b: tensor<16xf32>) -> tensor<1x16xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+  %1 = fx.relu %0 : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %2 = fx.sum %1 {dim = array<i64: 2, 3>} : (tensor<1x16x4x4xf32>) -> tensor<1x16xf32>
+  return %2 : tensor<1x16xf32>
+}

@@ -104,7 +104,10 @@ def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
     become one generic with a result per reduction, so the input is read
     once (`x.sum(1)` with `x.amax(1)`). A reduction whose result is combined
     with that input again (softmax's max, layer norm's mean) is left to the
-    dispatch region that fuses its normalization row by row.
+    dispatch region that fuses its normalization row by row. An epilogue of
+    a convolution or matmul (an elementwise chain reading its result) is not
+    fused into a reduction after it, so that it stays on the convolution's
+    tiles.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
@@ -134,6 +137,9 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     * the dimensions along which it is broadcast into the root (the
       dimensions a reduction in the region runs over) are trailing
       dimensions of the root, so that no reduction is recomputed per tile,
+    * an elementwise producer that ends another convolution or matmul (not
+      yet in a region) is left to that op's region when this region already
+      has one (epilogue fusion first),
     * and a region holds at most one contraction or convolution: a 2-d
       convolution (NCHW) or a contraction with one m, n and k dimension
       (matmul, batch_matmul, the transposed matmul of `linear`), whose
