@@ -9,11 +9,9 @@
 
 using namespace mlir;
 
-void fx::buildCPUPipeline(OpPassManager &pm,
-                          const CPUPipelineOptions &options) {
-  // The pipeline is spelled as pass-pipeline text: every stage stays visible
-  // and runnable on its own with fx-opt (DESIGN.md), and the text is what
-  // `--dump-pass-pipeline` prints.
+/// The FX and linalg-on-tensors stages: FX folds, lowering to linalg, and
+/// the fusion passes (what `fx-fusion-report` runs on its own).
+static std::string buildFusionStages(const fx::CPUPipelineOptions &options) {
   std::string pipeline =
       // FX level: folds (batch norms into convolutions with constant
       // weights, with fusion on), then lowering to linalg on tensors.
@@ -29,6 +27,15 @@ void fx::buildCPUPipeline(OpPassManager &pm,
                 std::to_string(options.threads) +
                 (options.fusionReport ? " report=true" : "") +
                 "}),canonicalize,cse";
+  return pipeline;
+}
+
+void fx::buildCPUPipeline(OpPassManager &pm,
+                          const CPUPipelineOptions &options) {
+  // The pipeline is spelled as pass-pipeline text: every stage stays visible
+  // and runnable on its own with fx-opt (DESIGN.md), and the text is what
+  // `--dump-pass-pipeline` prints.
+  std::string pipeline = buildFusionStages(options);
   if (options.vectorize)
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.
@@ -70,7 +77,27 @@ void fx::buildCPUPipeline(OpPassManager &pm,
     llvm::report_fatal_error("fx-cpu-pipeline: invalid pass pipeline text");
 }
 
+void fx::buildFusionReportPipeline(OpPassManager &pm,
+                                   const CPUPipelineOptions &options) {
+  CPUPipelineOptions reporting;
+  reporting.threads = options.threads;
+  reporting.fuseElementwise = options.fuseElementwise;
+  reporting.dispatchRegions = options.dispatchRegions;
+  reporting.fusionReport = true;
+  if (failed(parsePassPipeline(buildFusionStages(reporting), pm)))
+    llvm::report_fatal_error("fx-fusion-report: invalid pass pipeline text");
+}
+
 void fx::registerCPUPipeline() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "fx-fusion-report",
+      "Run the fusion stages of fx-cpu-pipeline (FX folds, "
+      "convert-fx-to-linalg, fx-fold-conv-batch-norm, fx-fuse-elementwise, "
+      "fx-form-dispatch-regions) and report every dispatch region (ops, "
+      "bytes read and written) and every producer that did not fuse, with "
+      "the reason, as remarks at the ops' source locations; the output is "
+      "the fused linalg IR",
+      buildFusionReportPipeline);
   PassPipelineRegistration<CPUPipelineOptions>(
       "fx-cpu-pipeline",
       "Lower the FX dialect to the LLVM dialect for the host CPU: FX folds, "

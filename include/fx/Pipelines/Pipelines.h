@@ -57,7 +57,13 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// layout (results become caller-provided output buffers).
 void buildCPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `fx-cpu-pipeline` with the pass registry.
+/// The fusion stages of the CPU pipeline with the fusion report on
+/// (`fx-fusion-report`).
+void buildFusionReportPipeline(OpPassManager &pm,
+                               const CPUPipelineOptions &options);
+
+/// Registers `fx-cpu-pipeline` and `fx-fusion-report` with the pass
+/// registry.
 void registerCPUPipeline();
 
 } // namespace fx
