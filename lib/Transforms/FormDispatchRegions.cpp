@@ -112,8 +112,9 @@ struct Region {
   SmallVector<std::pair<Operation *, std::string>> cuts;
   /// The region's contraction or convolution, if any.
   Operation *heavy = nullptr;
-  /// Members also used outside the region, recomputed inside it.
-  SmallVector<std::pair<Operation *, std::string>> recomputed;
+  /// Members also used outside the region, recomputed inside it, with the
+  /// other user that makes them so.
+  llvm::MapVector<Operation *, std::string> recomputed;
 };
 
 struct FormDispatchRegionsPass
@@ -146,8 +147,7 @@ struct FormDispatchRegionsPass
       // Recomputed members stay free: the other regions using them may
       // recompute them too.
       for (auto &member : region.members)
-        if (!llvm::is_contained(llvm::make_first_range(region.recomputed),
-                                member.first))
+        if (!region.recomputed.count(member.first))
           regionOf[member.first] = id;
       auto [read, written] = bytesMoved(region);
       bytesRead += read;
@@ -324,11 +324,8 @@ struct FormDispatchRegionsPass
         for (Operation *user : op->getUsers())
           if (!region.members.count(user)) {
             if (isCheapToRecompute(op)) {
-              if (!llvm::is_contained(llvm::make_first_range(region.recomputed),
-                                      op))
-                region.recomputed.push_back(
-                    {op,
-                     "also used by " + user->getName().getStringRef().str()});
+              region.recomputed.insert(
+                  {op, "also used by " + user->getName().getStringRef().str()});
               break;
             }
             region.cuts.push_back(
@@ -391,8 +388,7 @@ struct FormDispatchRegionsPass
         if (inputs.insert(v).second)
           read += bytes(v);
       }
-      bool recomputed =
-          llvm::is_contained(llvm::make_first_range(region.recomputed), op);
+      bool recomputed = region.recomputed.count(op);
       for (Value result : op->getResults())
         if (!recomputed &&
             llvm::any_of(result.getUsers(), [&](Operation *user) {
