@@ -11,7 +11,6 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -19,6 +18,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Host.h"
 
@@ -165,6 +165,50 @@ void registerCpuCompilerDependencies(DialectRegistry &registry) {
   (void)passesRegistered;
 }
 
+/// LLVM's default module pipeline at `optLevel`, with LLVM's loop unroller
+/// restricted to loops that ask for it. Why not makeOptimizingTransformer:
+/// the MLIR pipeline already unrolls what should be unrolled (vector register
+/// tiles); LLVM's full unroller on top flattens nests with constant trip
+/// counts (the 24x49 rows of a zero-fill in swin_t) into basic blocks of
+/// thousands of stores, and SelectionDAG's store combining is quadratic in
+/// such blocks: swin_t spent 400 s of its compile there, 3 s without it.
+static llvm::Error optimizeModule(llvm::Module *module, unsigned optLevel,
+                                  llvm::TargetMachine *targetMachine) {
+  llvm::OptimizationLevel level;
+  switch (optLevel) {
+  case 0:
+    level = llvm::OptimizationLevel::O0;
+    break;
+  case 1:
+    level = llvm::OptimizationLevel::O1;
+    break;
+  case 2:
+    level = llvm::OptimizationLevel::O2;
+    break;
+  default:
+    level = llvm::OptimizationLevel::O3;
+    break;
+  }
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopUnrolling = false;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(targetMachine, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager passes =
+      level == llvm::OptimizationLevel::O0
+          ? builder.buildO0DefaultPipeline(level)
+          : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(*module, mam);
+  return llvm::Error::success();
+}
+
 JitModule::JitModule(std::unique_ptr<ExecutionEngine> engine)
     : engine(std::move(engine)) {}
 
@@ -221,8 +265,12 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
     return failure();
   }
   // The options hold a function_ref: the transformer must outlive create().
+  llvm::TargetMachine *targetMachine = tm->get();
+  unsigned optLevel = options.optLevel;
   std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0, tm->get());
+      [=](llvm::Module *module) {
+        return optimizeModule(module, optLevel, targetMachine);
+      };
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = transformer;
   engineOptions.jitCodeGenOptLevel =
