@@ -59,6 +59,7 @@ def main():
     parser.add_argument("--frozen", action="store_true")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bench", type=int, default=0, help="also time N runs of each")
+    parser.add_argument("--target", default="cpu", help="fx-run --target (cpu or vulkan)")
     parser.add_argument("--keep", help="directory to keep the .mlir/.safetensors/.npy files in")
     args = parser.parse_args()
 
@@ -103,7 +104,7 @@ def main():
     mlir = os.path.join(work, "model.mlir")
     weights = os.path.join(work, "model.safetensors")
     imported.save(mlir, weights if imported.params else None)
-    cmd = [args.fx_run, mlir, "--output", os.path.join(work, "out.npz")]
+    cmd = [args.fx_run, mlir, "--output", os.path.join(work, "out.npz"), f"--target={args.target}"]
     if imported.params:
         cmd += ["--weights", weights]
     for i, t in enumerate(inputs):

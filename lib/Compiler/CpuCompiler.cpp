@@ -160,6 +160,7 @@ void registerCpuCompilerDependencies(DialectRegistry &registry) {
     mlir::fx::registerFXTransformsPasses();
     mlir::fx::registerFXConversionPasses();
     mlir::fx::registerCPUPipeline();
+  mlir::fx::registerVulkanPipeline();
     return true;
   }();
   (void)passesRegistered;

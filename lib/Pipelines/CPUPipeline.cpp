@@ -9,9 +9,7 @@
 
 using namespace mlir;
 
-/// The FX and linalg-on-tensors stages: FX folds, lowering to linalg, and
-/// the fusion passes (what `fx-fusion-report` runs on its own).
-static std::string buildFusionStages(const fx::CPUPipelineOptions &options) {
+std::string fx::buildFusionStages(const CPUPipelineOptions &options) {
   std::string pipeline =
       // FX level: folds (batch norms into convolutions with constant
       // weights, with fusion on), then lowering to linalg on tensors.

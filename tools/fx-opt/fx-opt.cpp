@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
   mlir::fx::registerFXTransformsPasses();
   mlir::fx::registerFXConversionPasses();
   mlir::fx::registerCPUPipeline();
+  mlir::fx::registerVulkanPipeline();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::fx::FXDialect>();

@@ -1,21 +1,25 @@
 //===- fx-run.cpp - compile and run an FX function ------------------------===//
 //
-// Compiles one function of an FX-dialect file for the CPU (JIT), binds its
-// parameters from a .safetensors file and its inputs from .npy files (or
+// Compiles one function of an FX-dialect file for the CPU (JIT) or for a
+// Vulkan device (SPIR-V kernels run by the project's Vulkan runtime), binds
+// its parameters from a .safetensors file and its inputs from .npy files (or
 // seeded random data), runs it, and writes, compares or times the outputs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/VulkanCompiler.h"
 #include "fx/Runtime/CpuFunction.h"
 #include "fx/Runtime/NumpyIO.h"
 #include "fx/Runtime/Parallel.h"
 #include "fx/Runtime/Safetensors.h"
+#include "fx/Runtime/VulkanRuntime.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -23,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace mlir;
@@ -32,13 +37,40 @@ namespace rt = fx::rt;
 static cl::OptionCategory category("fx-run options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
-                                      cl::Required, cl::cat(category));
+                                      cl::cat(category));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: the only public one)"),
           cl::value_desc("name"), cl::cat(category));
-static cl::opt<std::string> target("target",
-                                   cl::desc("Where to run: cpu (default)"),
-                                   cl::init("cpu"), cl::cat(category));
+static cl::opt<std::string>
+    target("target",
+           cl::desc("Where to run: cpu (default) or vulkan (the device of "
+                    "--device)"),
+           cl::init("cpu"), cl::cat(category));
+static cl::opt<bool>
+    listDevices("list-devices",
+                cl::desc("List the Vulkan devices and what they support, "
+                         "then exit"),
+                cl::init(false), cl::cat(category));
+static cl::opt<int>
+    device("device",
+           cl::desc("Vulkan device index from --list-devices (default: "
+                    "FX_VULKAN_DEVICE, else the first discrete GPU, else 0)"),
+           cl::init(-1), cl::cat(category));
+static cl::opt<bool> vulkanValidation(
+    "vulkan-validation",
+    cl::desc("Run under the Khronos validation layer (also "
+             "FX_VULKAN_VALIDATION=1); validation errors fail the run"),
+    cl::init(false), cl::cat(category));
+static cl::opt<std::string> dumpSpirv(
+    "dump-spirv",
+    cl::desc("Vulkan: write each kernel's SPIR-V to DIR/<n>-<kernel>.spv "
+             "(for spirv-val or spirv-dis)"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<bool>
+    profile("profile",
+            cl::desc("Vulkan: time every dispatch and copy of one run with "
+                     "GPU timestamps and print the table"),
+            cl::init(false), cl::cat(category));
 static cl::opt<std::string>
     weights("weights",
             cl::desc("Bind arguments tagged {fx.param = \"name\"} from this "
@@ -180,17 +212,32 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "fx-run: compile an FX-dialect function for the CPU and run it\n\n"
+      "fx-run: compile an FX-dialect function for the CPU or a Vulkan "
+      "device and run it\n\n"
       "  fx-run model.mlir --weights model.safetensors --input x.npy \\\n"
-      "         --output y.npy --expect ref.npy --bench 20\n\n"
+      "         --output y.npy --expect ref.npy --bench 20\n"
+      "  fx-run model.mlir --target vulkan --profile\n"
+      "  fx-run --list-devices\n\n"
       "Arguments tagged {fx.param = \"name\"} are bound from --weights by "
       "name; the\nothers take the --input files in order (or seeded random "
       "data if no --input\nis given). Dynamic dimensions are specialized to "
       "the given inputs.\nExit codes: 0 ok, 1 outputs differ from --expect, 2 "
       "error.\n");
 
-  if (target != "cpu")
-    return fail("unknown --target '" + target + "' (supported: cpu)");
+  if (listDevices) {
+    auto devices = rt::vk::Context::listDevices();
+    if (!devices.isOk())
+      return fail(devices.message());
+    for (const rt::vk::DeviceInfo &info : devices.value())
+      llvm::outs() << info.describe();
+    return 0;
+  }
+  if (inputFile.empty())
+    return fail("no input file (usage: fx-run [options] <file.mlir>)");
+  if (target != "cpu" && target != "vulkan")
+    return fail("unknown --target '" + target + "' (supported: cpu, vulkan)");
+  if (profile && target != "vulkan")
+    return fail("--profile needs --target=vulkan");
 
   DialectRegistry registry;
   fx::registerCpuCompilerDependencies(registry);
@@ -300,38 +347,106 @@ int main(int argc, char **argv) {
   if (failed(signature))
     return kError;
   std::string entryName = func.getName().str();
-  fx::CpuCompileOptions options;
-  options.fuseElementwise = !noFusion;
-  options.fusionReport = fusionReport;
-  options.dispatchRegions = !noDispatchRegions;
-  options.vectorize = !noVectorize;
-  if (numThreads > 0) {
-    options.threads = numThreads;
-    rt::setNumThreads(numThreads);
+  // What runs the compiled graph, whichever the target.
+  std::function<rt::Result<std::vector<rt::Tensor>>(
+      const std::vector<rt::Tensor> &)>
+      run;
+  std::function<rt::Status(const std::vector<rt::Tensor> &,
+                           std::vector<rt::Tensor> &)>
+      runInto;
+  std::unique_ptr<fx::JitModule> jitModule;
+  std::optional<rt::CpuFunction> cpuFunction;
+  std::shared_ptr<rt::vk::Context> vulkanContext;
+  std::unique_ptr<rt::vk::Executable> executable;
+  if (target == "cpu") {
+    fx::CpuCompileOptions options;
+    options.fuseElementwise = !noFusion;
+    options.fusionReport = fusionReport;
+    options.dispatchRegions = !noDispatchRegions;
+    options.vectorize = !noVectorize;
+    if (numThreads > 0) {
+      options.threads = numThreads;
+      rt::setNumThreads(numThreads);
+    } else {
+      options.threads = rt::getNumThreads();
+    }
+    auto jit = fx::JitModule::compile(*module, options);
+    if (failed(jit))
+      return kError;
+    jitModule = std::move(*jit);
+    auto packed = jitModule->lookup(entryName);
+    if (!packed)
+      return fail(llvm::toString(packed.takeError()));
+    cpuFunction.emplace(*packed, *signature);
+    run = [&](const std::vector<rt::Tensor> &in) {
+      return cpuFunction->run(in);
+    };
+    runInto = [&](const std::vector<rt::Tensor> &in,
+                  std::vector<rt::Tensor> &out) {
+      return cpuFunction->runInto(in, out);
+    };
   } else {
-    options.threads = rt::getNumThreads();
+    rt::vk::ContextOptions contextOptions;
+    contextOptions.device = device;
+    contextOptions.validation = vulkanValidation;
+    auto context = rt::vk::Context::create(contextOptions);
+    if (!context.isOk())
+      return fail(context.message());
+    vulkanContext = context.take();
+    fx::VulkanCompileOptions options;
+    options.fuseElementwise = !noFusion;
+    options.target = fx::targetForDevice(vulkanContext->device());
+    FailureOr<rt::vk::Program> program =
+        fx::compileForVulkan(*module, entryName, *signature, options);
+    if (failed(program))
+      return kError;
+    if (!dumpSpirv.empty()) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(dumpSpirv))
+        return fail("cannot create '" + dumpSpirv + "': " + ec.message());
+      for (auto [i, kernel] : llvm::enumerate(program->kernels)) {
+        std::string path = dumpSpirv + "/" + std::to_string(i) + "-" +
+                           kernel.entryPoint + ".spv";
+        std::error_code ec;
+        llvm::raw_fd_ostream os(path, ec);
+        if (ec)
+          return fail("cannot write '" + path + "': " + ec.message());
+        os.write(reinterpret_cast<const char *>(kernel.spirv.data()),
+                 kernel.spirv.size() * sizeof(uint32_t));
+      }
+    }
+    auto loaded = rt::vk::Executable::load(vulkanContext, std::move(*program));
+    if (!loaded.isOk())
+      return fail(loaded.message());
+    executable = loaded.take();
+    if (profile) {
+      rt::Status s = executable->enableProfiling();
+      if (!s.isOk())
+        return fail(s.message());
+    }
+    run = [&](const std::vector<rt::Tensor> &in) {
+      return executable->run(in);
+    };
+    runInto = [&](const std::vector<rt::Tensor> &in,
+                  std::vector<rt::Tensor> &out) {
+      return executable->runInto(in, out);
+    };
   }
-  auto jit = fx::JitModule::compile(*module, options);
-  if (failed(jit))
-    return kError;
-  auto packed = (*jit)->lookup(entryName);
-  if (!packed)
-    return fail(llvm::toString(packed.takeError()));
   double compileMs = msSince(compileStart);
-  rt::CpuFunction function(*packed, *signature);
 
   // Run.
-  auto result = function.run(args);
+  auto result = run(args);
   if (!result.isOk())
     return fail(result.message());
   std::vector<rt::Tensor> outputs = result.take();
   if (bench > 0) {
     for (int i = 0; i < 3; ++i)
-      (void)function.runInto(args, outputs);
+      if (rt::Status s = runInto(args, outputs); !s.isOk())
+        return fail(s.message());
     std::vector<double> times;
     for (unsigned i = 0; i < bench; ++i) {
       auto start = std::chrono::steady_clock::now();
-      (void)function.runInto(args, outputs);
+      if (rt::Status s = runInto(args, outputs); !s.isOk())
+        return fail(s.message());
       times.push_back(msSince(start));
     }
     std::sort(times.begin(), times.end());
@@ -341,6 +456,24 @@ int main(int argc, char **argv) {
         compileMs, unsigned(bench), times[times.size() / 2], times.front(),
         times.back());
   }
+  if (profile) {
+    auto steps = executable->lastProfile();
+    if (!steps.isOk())
+      return fail(steps.message());
+    double total = 0;
+    for (const rt::vk::StepTime &step : steps.value())
+      total += step.microseconds;
+    llvm::outs() << llvm::format("profile: %zu steps, %.1f us on the GPU\n",
+                                 steps.value().size(), total);
+    for (auto [i, step] : llvm::enumerate(steps.value()))
+      llvm::outs() << llvm::format(
+                          "  %4zu %10.1f us  %5.1f%%  ", i, step.microseconds,
+                          total > 0 ? 100 * step.microseconds / total : 0.0)
+                   << step.name << "\n";
+  }
+  if (vulkanContext && vulkanContext->validationErrors() > 0)
+    return fail(std::to_string(vulkanContext->validationErrors()) +
+                " Vulkan validation error(s) (printed above)");
   if (printOutputs) {
     for (auto [i, t] : llvm::enumerate(outputs)) {
       double sum = 0;

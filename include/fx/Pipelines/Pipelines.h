@@ -5,6 +5,10 @@
 #define FX_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/LogicalResult.h"
+
+#include <string>
 
 namespace mlir {
 class OpPassManager;
@@ -52,6 +56,11 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
 };
 
+/// The FX and linalg-on-tensors stages of the pipelines, as pass-pipeline
+/// text: FX folds, lowering to linalg, and the fusion passes (what
+/// `fx-fusion-report` runs on its own).
+std::string buildFusionStages(const CPUPipelineOptions &options);
+
 /// FX dialect -> LLVM dialect for the host CPU. After it, every public
 /// function takes its inputs and then its outputs as memrefs with identity
 /// layout (results become caller-provided output buffers).
@@ -65,6 +74,46 @@ void buildFusionReportPipeline(OpPassManager &pm,
 /// Registers `fx-cpu-pipeline` and `fx-fusion-report` with the pass
 /// registry.
 void registerCPUPipeline();
+
+/// Options of `fx-vulkan-pipeline`.
+struct VulkanPipelineOptions
+    : public PassPipelineOptions<VulkanPipelineOptions> {
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fold batch norms into convolutions with constant "
+                     "weights and fuse producer/consumer chains of "
+                     "elementwise linalg ops (each fused op is one kernel)"),
+      llvm::cl::init(true)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("The SPIR-V target environment: a named profile "
+                     "(vulkan13: a generic Vulkan 1.3 desktop GPU; "
+                     "lavapipe: Mesa's software rasterizer; nvidia-h200) or "
+                     "'caps=CAP,CAP...' listing SPIR-V capabilities (what "
+                     "fx-run derives from the probed device)"),
+      llvm::cl::init("vulkan13")};
+  Option<int64_t> workgroupSize{
+      *this, "workgroup-size",
+      llvm::cl::desc("Threads per workgroup of elementwise and loop kernels"),
+      llvm::cl::init(256)};
+};
+
+/// FX dialect -> host function of gpu.launch_func calls + one spirv.module
+/// per kernel. After it, the public function takes its inputs and then its
+/// outputs as identity-layout memrefs, and its body holds only constants,
+/// allocations, global constant buffers, launches and deallocations (the
+/// schedule the Vulkan runtime replays). Fails for an unknown target, or a
+/// capability list that spirv-attach-target rejects.
+LogicalResult buildVulkanPipeline(OpPassManager &pm,
+                                  const VulkanPipelineOptions &options);
+
+/// The spirv-attach-target options of a target profile or capability list
+/// (see VulkanPipelineOptions::target), or an empty string for an unknown
+/// profile or capability name.
+std::string spirvTargetOptions(llvm::StringRef target);
+
+/// Registers `fx-vulkan-pipeline`.
+void registerVulkanPipeline();
 
 } // namespace fx
 } // namespace mlir

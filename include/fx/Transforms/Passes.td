@@ -272,4 +272,81 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
   ];
 }
 
+def FXMapParallelLoopsToGPU : Pass<"fx-map-parallel-loops-to-gpu",
+                                   "func::FuncOp"> {
+  let summary = "Turn each outermost scf.parallel on buffers into a gpu.launch";
+  let description = [{
+    After bufferization and `convert-linalg-to-parallel-loops`: every
+    outermost `scf.parallel` (without reductions) becomes one `gpu.launch`
+    of one-dimensional workgroups of `workgroup-size` threads. The loop's
+    iteration space is linearized: thread `g * workgroup-size + t` runs the
+    iteration with that linear index (delinearized over the loop's static
+    trip counts, innermost fastest, so neighbouring threads touch
+    neighbouring elements), guarded against the tail. When the trip count
+    needs more than `max-workgroups` workgroups, each thread strides over
+    the iteration space by the grid size.
+
+    Why not upstream `scf-parallel-loop-tiling` + `gpu-map-parallel-loops`:
+    those map loop dimensions one-to-one onto at most three grid dimensions
+    and need per-loop tile sizes; a linearized mapping handles every rank
+    with one workgroup size and keeps every thread of a workgroup busy.
+
+    Loops with dynamic bounds are an error (the Vulkan pipeline specializes
+    shapes before compiling). Loops nested in other loops stay sequential
+    inside the thread that runs them. `memref.copy` between views becomes a
+    loop first (copies between whole buffers stay for the runtime). What is
+    left on the host that computes (loops without parallel dimensions, the
+    loads and stores of a reduction to a scalar) runs as a kernel of one
+    thread, each maximal run of such ops one kernel.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
+           "Threads per workgroup">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Largest grid (the Vulkan guaranteed minimum of "
+           "maxComputeWorkGroupCount[0]); larger loops stride">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
+                                   "ModuleOp"> {
+  let summary = "Give every GPU kernel the SPIR-V entry point ABI of its "
+                "launch's workgroup size";
+  let description = [{
+    `convert-gpu-to-spirv` needs `spirv.entry_point_abi` on every kernel;
+    this pass derives it from the `known_block_size` that
+    `gpu-kernel-outlining` records from constant launch sizes. A kernel
+    without a known block size is an error.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+def FXPrepareLinalgForGPU : Pass<"fx-prepare-linalg-for-gpu", "func::FuncOp"> {
+  let summary = "Put the parallel loops of linalg.generic ops outermost";
+  let description = [{
+    Before `convert-linalg-to-parallel-loops` in the Vulkan pipeline: a
+    `linalg.generic` whose iterators put a reduction before a parallel loop
+    (a softmax or sum over dim 0) is interchanged so that all parallel loops
+    come first, in their original order. Its parallel loops then become one
+    `scf.parallel` (one GPU thread per output element) with the reductions
+    as sequential loops inside, instead of a host loop around kernels.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FXExpandMathForSPIRV : Pass<"fx-expand-math-for-spirv"> {
+  let summary = "Expand math and arith ops that SPIR-V has no instruction for";
+  let description = [{
+    `math.erf` becomes MLIR's polynomial approximation (GLSL.std.450 has no
+    erf), `math.ipowi` square-and-multiply over the exponent's bits, and `arith` ops SPIR-V lacks (`ceildivsi`, `floordivsi`,
+    `ceildivui`, `maxsi`-style variants) become sequences of basic ops
+    (upstream `arith-expand` patterns).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // FX_TRANSFORMS_PASSES_TD

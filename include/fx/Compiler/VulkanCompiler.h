@@ -1,0 +1,47 @@
+//===- VulkanCompiler.h - compile FX functions to Vulkan programs -*- C++
+//-*-===//
+//
+// The compiler side of Vulkan execution: lowers an FX function (specialized
+// to static shapes, see CpuCompiler.h) with fx-vulkan-pipeline, serializes
+// one SPIR-V module per kernel and turns the host function into the
+// schedule the MLIR-free Vulkan runtime replays (fx/Runtime/VulkanProgram.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_COMPILER_VULKANCOMPILER_H
+#define FX_COMPILER_VULKANCOMPILER_H
+
+#include "fx/Runtime/VulkanProgram.h"
+#include "fx/Runtime/VulkanRuntime.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+
+namespace fx {
+
+/// Options of compileForVulkan.
+struct VulkanCompileOptions {
+  /// Fuse elementwise chains (fx-vulkan-pipeline option).
+  bool fuseElementwise = true;
+  /// The SPIR-V target environment (fx-vulkan-pipeline's `target`): a
+  /// profile name or "caps=..." (see targetForDevice).
+  std::string target = "vulkan13";
+  /// Threads per workgroup.
+  int64_t workgroupSize = 256;
+};
+
+/// The `target` option describing what `device` supports.
+std::string targetForDevice(const rt::vk::DeviceInfo &device);
+
+/// Lowers `module` (FX dialect, consumed) with fx-vulkan-pipeline and
+/// returns the program of its function `entry`, whose inputs and outputs
+/// are `signature`. Errors are emitted as diagnostics.
+mlir::FailureOr<rt::vk::Program>
+compileForVulkan(mlir::ModuleOp module, llvm::StringRef entry,
+                 const rt::FunctionSignature &signature,
+                 const VulkanCompileOptions &options);
+
+} // namespace fx
+
+#endif // FX_COMPILER_VULKANCOMPILER_H

@@ -1,0 +1,144 @@
+//===- VulkanRuntime.h - running compiled graphs through Vulkan ---*- C++
+//-*-===//
+//
+// The project's own Vulkan runtime: plain Vulkan C API, no MLIR or LLVM.
+// The Vulkan loader (libvulkan.so.1) is opened at run time, so programs
+// linking the runtime start (and run on the CPU) on machines without it; a
+// missing loader or device is an error value, never a crash.
+//
+//   auto ctx = vk::Context::create({});            // instance + device
+//   auto exe = vk::Executable::load(ctx.value(), program);
+//   auto outputs = exe.value()->run(inputs);        // records once, replays
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_RUNTIME_VULKANRUNTIME_H
+#define FX_RUNTIME_VULKANRUNTIME_H
+
+#include "fx/Runtime/Status.h"
+#include "fx/Runtime/Tensor.h"
+#include "fx/Runtime/VulkanProgram.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fx::rt::vk {
+
+/// What the runtime probed of one physical device.
+struct DeviceInfo {
+  uint32_t index = 0;
+  std::string name;
+  /// "discrete GPU", "integrated GPU", "virtual GPU", "CPU" or "other".
+  std::string type;
+  std::string driver;
+  /// Vulkan API version as "major.minor.patch".
+  std::string apiVersion;
+  uint32_t subgroupSize = 0;
+  uint32_t maxSharedMemoryBytes = 0;
+  uint32_t maxWorkgroupInvocations = 0;
+  std::array<uint32_t, 3> maxWorkgroupCount = {0, 0, 0};
+  uint64_t maxStorageBufferRange = 0;
+  uint64_t deviceLocalBytes = 0;
+  /// Device-local memory that is also host-visible covers the whole heap
+  /// (lavapipe, integrated GPUs): buffers are mapped directly, no staging.
+  bool unifiedMemory = false;
+  bool shaderFloat16 = false, shaderFloat64 = false, shaderInt8 = false,
+       shaderInt16 = false, shaderInt64 = false, bfloat16 = false;
+  bool storageBuffer8BitAccess = false, storageBuffer16BitAccess = false;
+  /// VK_KHR_cooperative_matrix shapes "MxNxK A/B->C" (e.g.
+  /// "16x16x16 f16->f32"); empty without the extension.
+  std::vector<std::string> cooperativeMatrixShapes;
+  bool timestampQueries = false;
+  /// Multi-line human-readable description (what fx-run --list-devices
+  /// prints).
+  std::string describe() const;
+};
+
+struct ContextOptions {
+  /// Physical device index; -1: $FX_VULKAN_DEVICE if set, else the first
+  /// discrete GPU, else device 0.
+  int device = -1;
+  /// Enable VK_LAYER_KHRONOS_validation (also when $FX_VULKAN_VALIDATION=1);
+  /// an error if the layer is not installed. Validation messages of
+  /// severity error are printed to stderr and counted.
+  bool validation = false;
+  /// Directory for the persisted VkPipelineCache ("" : $FX_VULKAN_CACHE_DIR,
+  /// else $XDG_CACHE_HOME/fx-mlir or ~/.cache/fx-mlir; "none": no cache).
+  std::string pipelineCacheDir;
+};
+
+/// A Vulkan instance, one logical device and its compute queue.
+class Context {
+public:
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  /// The physical devices the loader reports (an error if there is no
+  /// loader or no device).
+  static Result<std::vector<DeviceInfo>> listDevices();
+  static Result<std::shared_ptr<Context>> create(const ContextOptions &options);
+
+  const DeviceInfo &device() const;
+  /// Validation-layer messages of severity error seen so far.
+  uint64_t validationErrors() const;
+
+  struct Impl;
+  Impl &impl() { return *state; }
+
+private:
+  explicit Context(std::unique_ptr<Impl> state);
+  std::unique_ptr<Impl> state;
+};
+
+/// GPU time of one step of the last profiled run.
+struct StepTime {
+  /// The kernel's name, or "copy".
+  std::string name;
+  double microseconds = 0;
+};
+
+/// A Program loaded onto a device: pipelines built, constants uploaded,
+/// buffers allocated, and the whole graph recorded into one command buffer
+/// that every run replays.
+class Executable {
+public:
+  ~Executable();
+  Executable(const Executable &) = delete;
+  Executable &operator=(const Executable &) = delete;
+
+  /// Checks the program against the device (features, limits), builds the
+  /// pipelines (through the pipeline cache), allocates and uploads.
+  static Result<std::unique_ptr<Executable>>
+  load(std::shared_ptr<Context> context, Program program);
+
+  const FunctionSignature &signature() const;
+
+  /// Checks `inputs` against the signature (errors name the input),
+  /// uploads them, replays the command buffer, waits, and returns the
+  /// outputs.
+  Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs);
+  /// Like run, writing into caller-provided `outputs`.
+  Status runInto(const std::vector<Tensor> &inputs,
+                 std::vector<Tensor> &outputs);
+
+  /// Record timestamps around every step from now on (a second command
+  /// buffer; the default one stays untouched).
+  Status enableProfiling();
+  /// Per-step GPU times of the last run, in schedule order (an error if
+  /// profiling is off or the device has no timestamp queries).
+  Result<std::vector<StepTime>> lastProfile() const;
+
+  struct Impl;
+
+private:
+  explicit Executable(std::unique_ptr<Impl> state);
+  std::unique_ptr<Impl> state;
+};
+
+} // namespace fx::rt::vk
+
+#endif // FX_RUNTIME_VULKANRUNTIME_H

@@ -1,0 +1,362 @@
+//===- MapParallelLoopsToGPU.cpp - scf.parallel -> gpu.launch -------------===//
+//
+// fx-map-parallel-loops-to-gpu and fx-set-spirv-entry-point-abi: the two
+// steps between loops on buffers and `convert-gpu-to-spirv` that upstream
+// MLIR does not provide in the shape the Vulkan pipeline needs (see the pass
+// descriptions in Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXMAPPARALLELLOOPSTOGPU
+#define GEN_PASS_DEF_FXSETSPIRVENTRYPOINTABI
+#define GEN_PASS_DEF_FXPREPARELINALGFORGPU
+#define GEN_PASS_DEF_FXEXPANDMATHFORSPIRV
+#include "fx/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+/// Static trip counts of `loop`'s dimensions, or failure if a bound or step
+/// is not a constant.
+static FailureOr<SmallVector<int64_t>> staticTripCounts(scf::ParallelOp loop) {
+  SmallVector<int64_t> counts;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb);
+    std::optional<int64_t> u = getConstantIntValue(ub);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return failure();
+    counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+  }
+  return counts;
+}
+
+static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
+                             int64_t maxWorkgroups) {
+  if (loop.getNumReductions() != 0)
+    return loop.emitOpError("with reductions cannot be mapped to GPU threads");
+  FailureOr<SmallVector<int64_t>> counts = staticTripCounts(loop);
+  if (failed(counts))
+    return loop.emitOpError(
+        "has dynamic bounds: the Vulkan pipeline needs static shapes "
+        "(specialize the function to its inputs first)");
+  int64_t total = 1;
+  for (int64_t c : *counts)
+    total *= c;
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  if (total == 0) {
+    loop.erase();
+    return success();
+  }
+  int64_t groups =
+      std::min(maxWorkgroups, (total + workgroupSize - 1) / workgroupSize);
+  auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  Value one = cst(b, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, cst(b, groups), one, one,
+                                      cst(b, workgroupSize), one, one);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  Value linear = arith::AddIOp::create(
+      body, loc,
+      arith::MulIOp::create(body, loc, blockIds.x, cst(body, workgroupSize)),
+      threadIds.x);
+
+  // The body of one iteration, at linear index `id`.
+  auto emitIteration = [&](OpBuilder &builder, Value id) {
+    IRMapping mapping;
+    Value rest = id;
+    for (int64_t d = loop.getNumLoops() - 1; d >= 0; --d) {
+      Value index = rest;
+      if (d > 0) {
+        Value count = cst(builder, (*counts)[d]);
+        index = arith::RemUIOp::create(builder, loc, rest, count);
+        rest = arith::DivUIOp::create(builder, loc, rest, count);
+      }
+      Value iv = arith::AddIOp::create(
+          builder, loc, loop.getLowerBound()[d],
+          arith::MulIOp::create(builder, loc, index, loop.getStep()[d]));
+      mapping.map(loop.getInductionVars()[d], iv);
+    }
+    for (Operation &op : loop.getBody()->without_terminator())
+      builder.clone(op, mapping);
+  };
+
+  int64_t gridThreads = groups * workgroupSize;
+  if (gridThreads >= total) {
+    Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
+                                          linear, cst(body, total));
+    auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
+    OpBuilder thenBuilder = guard.getThenBodyBuilder();
+    emitIteration(thenBuilder, linear);
+  } else {
+    auto stride = scf::ForOp::create(body, loc, linear, cst(body, total),
+                                     cst(body, gridThreads));
+    OpBuilder loopBuilder = OpBuilder::atBlockBegin(stride.getBody());
+    emitIteration(loopBuilder, stride.getInductionVar());
+  }
+  gpu::TerminatorOp::create(body, loc);
+  loop.erase();
+  return success();
+}
+
+/// True for a memref that is a whole buffer of its own: a function argument,
+/// an allocation or a global, with the identity layout.
+static bool isWholeBuffer(Value memref) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.getLayout().isIdentity())
+    return false;
+  if (isa<BlockArgument>(memref))
+    return true;
+  Operation *def = memref.getDefiningOp();
+  return isa<memref::AllocOp, memref::AllocaOp, memref::GetGlobalOp>(def);
+}
+
+/// Rewrites a memref.copy between views as an scf.parallel of loads and
+/// stores (then mapped like any other loop). Copies between whole buffers
+/// stay: the runtime does them with vkCmdCopyBuffer.
+static void expandViewCopy(memref::CopyOp copy) {
+  if (isWholeBuffer(copy.getSource()) && isWholeBuffer(copy.getTarget()))
+    return;
+  auto type = cast<MemRefType>(copy.getTarget().getType());
+  OpBuilder b(copy);
+  Location loc = copy.getLoc();
+  SmallVector<Value> lbs, ubs, steps;
+  // A rank-0 copy still runs on the device: as one iteration.
+  for (int64_t d = 0; d < std::max<int64_t>(type.getRank(), 1); ++d) {
+    lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+    if (type.getRank() == 0)
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+    else if (type.isDynamicDim(d))
+      ubs.push_back(memref::DimOp::create(b, loc, copy.getTarget(), d));
+    else
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)));
+  }
+  scf::ParallelOp::create(
+      b, loc, lbs, ubs, steps, [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+        ValueRange indices = type.getRank() == 0 ? ValueRange{} : ivs;
+        Value v = memref::LoadOp::create(nb, nl, copy.getSource(), indices);
+        memref::StoreOp::create(nb, nl, v, copy.getTarget(), indices);
+      });
+  copy.erase();
+}
+
+/// Host ops that stay on the host: what the Vulkan schedule is made of.
+static bool staysOnHost(Operation *op) {
+  return isa<gpu::LaunchOp, memref::AllocOp, memref::AllocaOp,
+             memref::DeallocOp, memref::GetGlobalOp, memref::CopyOp,
+             func::ReturnOp>(op) ||
+         op->hasTrait<OpTrait::ConstantLike>() ||
+         (isPure(op) && op->getNumRegions() == 0);
+}
+
+/// Moves each maximal run of host ops that compute (loops left without a
+/// parallel dimension, a reduction's scalar loads and stores) into a
+/// gpu.launch of one thread.
+static LogicalResult wrapSerialRuns(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<SmallVector<Operation *>> runs;
+  SmallVector<Operation *> current;
+  for (Operation &op : body) {
+    // Pure ops without regions between computing ops join the run (index
+    // arithmetic feeding a loop); elsewhere they stay.
+    bool computes = !staysOnHost(&op);
+    bool pure = isPure(&op) && op.getNumRegions() == 0 &&
+                !op.hasTrait<OpTrait::ConstantLike>();
+    if (computes || (pure && !current.empty())) {
+      current.push_back(&op);
+      continue;
+    }
+    if (!current.empty())
+      runs.push_back(std::move(current));
+    current.clear();
+  }
+  if (!current.empty())
+    runs.push_back(std::move(current));
+  for (ArrayRef<Operation *> run : runs) {
+    // Trailing pure ops are not worth a kernel.
+    while (!run.empty() && staysOnHost(run.back()))
+      run = run.drop_back();
+    if (run.empty())
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> inRun(run.begin(), run.end());
+    for (Operation *op : run)
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!inRun.contains(user) &&
+              !inRun.contains(body.findAncestorOpInBlock(*user)))
+            return op->emitOpError(
+                "computes a value on the host that later host code uses; the "
+                "Vulkan schedule cannot express it");
+    OpBuilder b(run.front());
+    Location loc = run.front()->getLoc();
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchOp::create(b, loc, one, one, one, one, one, one);
+    Block &kernel = launch.getBody().front();
+    for (Operation *op : run)
+      op->moveBefore(&kernel, kernel.end());
+    OpBuilder end = OpBuilder::atBlockEnd(&kernel);
+    gpu::TerminatorOp::create(end, loc);
+  }
+  return success();
+}
+
+struct MapParallelLoopsToGPUPass
+    : public fx::impl::FXMapParallelLoopsToGPUBase<MapParallelLoopsToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (workgroupSize <= 0 || maxWorkgroups <= 0) {
+      getOperation().emitError(
+          "workgroup-size and max-workgroups must be positive");
+      return signalPassFailure();
+    }
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+    for (memref::CopyOp copy : copies)
+      expandViewCopy(copy);
+    SmallVector<scf::ParallelOp> outermost;
+    getOperation().walk([&](scf::ParallelOp loop) {
+      if (!loop->getParentOfType<scf::ParallelOp>() &&
+          !loop->getParentOfType<gpu::LaunchOp>())
+        outermost.push_back(loop);
+    });
+    for (scf::ParallelOp loop : outermost)
+      if (failed(mapLoop(loop, workgroupSize, maxWorkgroups)))
+        return signalPassFailure();
+    if (failed(wrapSerialRuns(getOperation())))
+      return signalPassFailure();
+  }
+};
+
+struct PrepareLinalgForGPUPass
+    : public fx::impl::FXPrepareLinalgForGPUBase<PrepareLinalgForGPUPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> generics;
+    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::GenericOp op : generics) {
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      SmallVector<unsigned> parallel, reduction;
+      for (auto [i, it] : llvm::enumerate(iterators))
+        (linalg::isParallelIterator(it) ? parallel : reduction).push_back(i);
+      if (parallel.empty() || reduction.empty() ||
+          reduction.front() > parallel.back())
+        continue;
+      SmallVector<unsigned> permutation(parallel);
+      permutation.append(reduction.begin(), reduction.end());
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::interchangeGenericOp(rewriter, op, permutation))) {
+        op.emitOpError("could not be interchanged to put its parallel loops "
+                       "first");
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+/// math.ipowi as square-and-multiply over the exponent's bits, without
+/// control flow. Negative exponents give what the CPU path (MLIR's
+/// math-to-funcs expansion) gives: 1 for a base of 1, +-1 for -1, else 0.
+struct ExpandIPowI : public OpRewritePattern<math::IPowIOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::IPowIOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<IntegerType>(op.getType());
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    unsigned bits = type.getWidth();
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(rewriter, loc, type, v);
+    };
+    Value base = op.getLhs(), exponent = op.getRhs();
+    Value one = cst(1), zero = cst(0), minusOne = cst(-1);
+    Value result = one;
+    Value power = base;
+    for (unsigned i = 0; i + 1 < bits; ++i) {
+      Value bit = arith::AndIOp::create(
+          rewriter, loc,
+          arith::ShRUIOp::create(rewriter, loc, exponent, cst(i)), one);
+      Value set = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ne,
+                                        bit, zero);
+      result = arith::SelectOp::create(
+          rewriter, loc, set,
+          arith::MulIOp::create(rewriter, loc, result, power), result);
+      power = arith::MulIOp::create(rewriter, loc, power, power);
+    }
+    // Negative exponents.
+    Value odd = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ne,
+        arith::AndIOp::create(rewriter, loc, exponent, one), zero);
+    Value ofMinusOne =
+        arith::SelectOp::create(rewriter, loc, odd, minusOne, one);
+    Value isOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        base, one);
+    Value isMinusOne = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, base, minusOne);
+    Value negative = arith::SelectOp::create(
+        rewriter, loc, isOne, one,
+        arith::SelectOp::create(rewriter, loc, isMinusOne, ofMinusOne, zero));
+    Value isNegative = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt, exponent, zero);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNegative, negative,
+                                                 result);
+    return success();
+  }
+};
+
+struct ExpandMathForSPIRVPass
+    : public fx::impl::FXExpandMathForSPIRVBase<ExpandMathForSPIRVPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populatePolynomialApproximateErfPattern(patterns);
+    patterns.add<ExpandIPowI>(&getContext());
+    arith::populateArithExpandOpsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+struct SetSPIRVEntryPointABIPass
+    : public fx::impl::FXSetSPIRVEntryPointABIBase<SetSPIRVEntryPointABIPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](gpu::GPUFuncOp func) {
+      if (!func.isKernel())
+        return WalkResult::advance();
+      std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize();
+      if (!known) {
+        func.emitOpError("has no known block size: cannot derive its SPIR-V "
+                         "workgroup size");
+        return WalkResult::interrupt();
+      }
+      func->setAttr(spirv::getEntryPointABIAttrName(),
+                    spirv::getEntryPointABIAttr(&getContext(), *known));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,31 @@
+// RUN: fx-opt %s --fx-vulkan-pipeline | FileCheck %s
+// RUN: not fx-opt %s --fx-vulkan-pipeline=target=foo 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not fx-opt %s '--fx-vulkan-pipeline=target=caps=Shader,NoSuchCap' 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: fx-opt %s '--fx-vulkan-pipeline=target=lavapipe workgroup-size=64' | FileCheck %s --check-prefix=WG64
+
+// The host function keeps the calling convention of the CPU pipeline (inputs,
+// then outputs as buffers) and holds only allocations and launches; every
+// kernel is a spirv.module with the target environment.
+// CHECK-LABEL: func.func @forward
+// CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[OUT0:.*]]: memref<4x8xf32>, %[[OUT1:.*]]: memref<4x16xf32>)
+// CHECK: gpu.launch_func @[[K0:.*]]::@{{.*}} blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[A]] : memref<4x8xf32>, %[[B]] : memref<8xf32>, %[[OUT0]] : memref<4x8xf32>)
+// CHECK: memref.alloc() {{.*}} : memref<4xf32>
+// CHECK-COUNT-8: gpu.launch_func
+// CHECK-NEXT: return
+// CHECK: spirv.module @__spv__[[K0]] Logical GLSL450
+// CHECK-SAME: api=Vulkan
+// CHECK: spirv.GlobalVariable @{{.*}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<32 x f32, stride=4> [0])>, StorageBuffer>
+// CHECK: spirv.EntryPoint "GLCompute"
+// CHECK: spirv.ExecutionMode @{{.*}} "LocalSize", 256, 1, 1
+
+// WG64: spirv.ExecutionMode @{{.*}} "LocalSize", 64, 1, 1
+
+// BADTARGET: fx-vulkan-pipeline: unknown target
+
+func.func @forward(%a: tensor<4x8xf32>, %b: tensor<8xf32>, %w: tensor<8x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %0 = fx.add %a, %b : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %1 = fx.relu %0 : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = fx.softmax %1 {dim = 1 : i64} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = fx.mm %2, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+  return %2, %3 : tensor<4x8xf32>, tensor<4x16xf32>
+}

@@ -1,0 +1,82 @@
+// RUN: fx-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-parallel-loops-to-gpu{workgroup-size=64 max-workgroups=1000}))' \
+// RUN:   | FileCheck %s
+
+// A 2-d loop: 4x8 = 32 iterations in one workgroup of 64 threads, guarded;
+// the linear index is split innermost-fastest.
+// CHECK-LABEL: func.func @small
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C64]],
+// CHECK:   %[[MUL:.*]] = arith.muli %[[BX]], %{{.*}} : index
+// CHECK:   %[[ID:.*]] = arith.addi %[[MUL]], %[[TX]] : index
+// CHECK:   %[[IN:.*]] = arith.cmpi ult, %[[ID]], %{{.*}} : index
+// CHECK:   scf.if %[[IN]] {
+// CHECK:     %[[J:.*]] = arith.remui %[[ID]], %{{.*}} : index
+// CHECK:     %[[I:.*]] = arith.divui %[[ID]], %{{.*}} : index
+// CHECK:     memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x8xf32>
+// CHECK:   gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @small(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %v = memref.load %a[%i, %j] : memref<4x8xf32>
+    %r = arith.negf %v : f32
+    memref.store %r, %b[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// 100000 iterations need more than max-workgroups (1000) x 64 threads: the
+// grid has 1000 workgroups and each thread strides by 64000.
+// CHECK-LABEL: func.func @strided
+// CHECK: %[[C1000:.*]] = arith.constant 1000 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C1000]],
+// CHECK-DAG: %[[TOTAL:.*]] = arith.constant 100000 : index
+// CHECK-DAG: %[[STRIDE:.*]] = arith.constant 64000 : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TOTAL]] step %[[STRIDE]]
+func.func @strided(%a: memref<100000xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 100000 : index
+  %zero = arith.constant 0.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %a[%i] : memref<100000xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A copy between views becomes a loop and then a launch; a copy between
+// whole buffers stays for the runtime (vkCmdCopyBuffer).
+// CHECK-LABEL: func.func @copies
+// CHECK: gpu.launch
+// CHECK:   memref.load %{{.*}} : memref<2x2xf32, strided<[4, 1]>>
+// CHECK: memref.copy %arg0, %arg1 : memref<4x4xf32> to memref<4x4xf32>
+func.func @copies(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<2x2xf32>) {
+  %v = memref.subview %a[0, 0] [2, 2] [1, 1] : memref<4x4xf32> to memref<2x2xf32, strided<[4, 1]>>
+  memref.copy %v, %c : memref<2x2xf32, strided<[4, 1]>> to memref<2x2xf32>
+  memref.copy %a, %b : memref<4x4xf32> to memref<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic(%a: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{has dynamic bounds: the Vulkan pipeline needs static shapes}}
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %a[%i] : memref<?xf32>
+    scf.reduce
+  }
+  return
+}
