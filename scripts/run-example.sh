@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: sets up (see setup.sh), then compiles every example model in
 # examples/ for the CPU and runs it on seeded random inputs and weights,
-# printing output summaries and timings. (Vulkan comes with its backend.)
+# printing output summaries and timings; then resnet18 against eager PyTorch,
+# on the CPU and, when a Vulkan device is present, on Vulkan.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FX_BUILD_DIR:-$root/build}
@@ -21,3 +22,10 @@ done
 echo "== torchvision resnet18: import, compile for the CPU, run, compare with eager PyTorch"
 /usr/bin/python3 "$root/utils/fx-model-check.py" "$build/bin/fx-run" torchvision:resnet18 \
   --input-shape 1,3,224,224 --bench 5
+if "$build/bin/fx-run" --list-devices >/dev/null 2>&1; then
+  echo "== torchvision resnet18 on Vulkan ($("$build/bin/fx-run" --list-devices | head -n1))"
+  /usr/bin/python3 "$root/utils/fx-model-check.py" "$build/bin/fx-run" torchvision:resnet18 \
+    --input-shape 1,3,224,224 --bench 5 --target vulkan
+else
+  echo "== no Vulkan device: skipping the Vulkan run"
+fi
