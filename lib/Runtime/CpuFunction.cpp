@@ -44,26 +44,46 @@ std::vector<int64_t> makeDescriptor(const Tensor &tensor) {
 }
 } // namespace
 
-Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
-                            std::vector<Tensor> &outputs) const {
-  if (inputs.size() != sig.inputs.size())
-    return Status::error("expected " + std::to_string(sig.inputs.size()) +
+Status
+FunctionSignature::checkArguments(const std::vector<Tensor> &inputs,
+                                  const std::vector<Tensor> &outputs) const {
+  if (inputs.size() != this->inputs.size())
+    return Status::error("expected " + std::to_string(this->inputs.size()) +
                          " inputs, got " + std::to_string(inputs.size()));
-  if (outputs.size() != sig.outputs.size())
-    return Status::error("expected " + std::to_string(sig.outputs.size()) +
+  if (outputs.size() != this->outputs.size())
+    return Status::error("expected " + std::to_string(this->outputs.size()) +
                          " outputs, got " + std::to_string(outputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Status s =
-        check(sig.inputs[i], inputs[i],
-              "input " + std::to_string(i) + " (" + sig.inputs[i].name + ")");
+    Status s = CpuFunction::check(this->inputs[i], inputs[i],
+                                  "input " + std::to_string(i) + " (" +
+                                      this->inputs[i].name + ")");
     if (!s.isOk())
       return s;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    Status s = check(sig.outputs[i], outputs[i], "output " + std::to_string(i));
+    Status s = CpuFunction::check(this->outputs[i], outputs[i],
+                                  "output " + std::to_string(i));
     if (!s.isOk())
       return s;
   }
+  return Status::ok();
+}
+
+Result<std::vector<Tensor>> FunctionSignature::allocateOutputs() const {
+  std::vector<Tensor> tensors;
+  for (const TensorSpec &spec : outputs) {
+    Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
+    if (!t.isOk())
+      return t.status();
+    tensors.push_back(t.take());
+  }
+  return tensors;
+}
+
+Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
+                            std::vector<Tensor> &outputs) const {
+  if (Status s = sig.checkArguments(inputs, outputs); !s.isOk())
+    return s;
   std::vector<std::vector<int64_t>> descriptors;
   descriptors.reserve(inputs.size() + outputs.size());
   for (const Tensor &t : inputs)
@@ -82,14 +102,10 @@ Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
 
 Result<std::vector<Tensor>>
 CpuFunction::run(const std::vector<Tensor> &inputs) const {
-  std::vector<Tensor> outputs;
-  for (const TensorSpec &spec : sig.outputs) {
-    Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
-    if (!t.isOk())
-      return t.status();
-    outputs.push_back(t.take());
-  }
-  Status s = runInto(inputs, outputs);
+  Result<std::vector<Tensor>> outputs = sig.allocateOutputs();
+  if (!outputs.isOk())
+    return outputs;
+  Status s = runInto(inputs, outputs.value());
   if (!s.isOk())
     return s;
   return outputs;

@@ -31,6 +31,14 @@ struct TensorSpec {
 struct FunctionSignature {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+
+  /// Checks a call's tensors against the signature: the counts, then each
+  /// tensor's dtype and shape (errors name the input or output). Shared by
+  /// every executor (CPU, Vulkan).
+  Status checkArguments(const std::vector<Tensor> &inputs,
+                        const std::vector<Tensor> &outputs) const;
+  /// Zero-filled tensors for the outputs.
+  Result<std::vector<Tensor>> allocateOutputs() const;
 };
 
 /// The calling convention of compiled graphs: the packed wrapper of

@@ -2036,14 +2036,11 @@ const FunctionSignature &Executable::signature() const {
 }
 
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor> &inputs) {
-  std::vector<Tensor> outputs;
-  for (const TensorSpec &spec : state->program.signature.outputs) {
-    Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
-    if (!t.isOk())
-      return t.status();
-    outputs.push_back(t.take());
-  }
-  Status s = runInto(inputs, outputs);
+  Result<std::vector<Tensor>> outputs =
+      state->program.signature.allocateOutputs();
+  if (!outputs.isOk())
+    return outputs;
+  Status s = runInto(inputs, outputs.value());
   if (!s.isOk())
     return s;
   return outputs;
@@ -2053,24 +2050,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
                            std::vector<Tensor> &outputs) {
   Impl &impl = *state;
   const Program &program = impl.program;
-  const FunctionSignature &sig = program.signature;
-  if (inputs.size() != sig.inputs.size())
-    return Status::error("expected " + std::to_string(sig.inputs.size()) +
-                         " inputs, got " + std::to_string(inputs.size()));
-  if (outputs.size() != sig.outputs.size())
-    return Status::error("expected " + std::to_string(sig.outputs.size()) +
-                         " outputs, got " + std::to_string(outputs.size()));
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (Status s = CpuFunction::check(sig.inputs[i], inputs[i],
-                                      "input " + std::to_string(i) + " (" +
-                                          sig.inputs[i].name + ")");
-        !s.isOk())
-      return s;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (Status s = CpuFunction::check(sig.outputs[i], outputs[i],
-                                      "output " + std::to_string(i));
-        !s.isOk())
-      return s;
+  if (Status s = program.signature.checkArguments(inputs, outputs); !s.isOk())
+    return s;
 
   std::lock_guard<std::mutex> lock(impl.runMutex);
   if (impl.ctx.deviceLost)
