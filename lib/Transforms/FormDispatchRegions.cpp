@@ -505,11 +505,31 @@ struct FormDispatchRegionsPass
       work += fx::staticIterationCount(cast<linalg::LinalgOp>(member.first));
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
-    auto controlOutside = [&](tensor::ExtractSliceOp, OpResult producer, bool)
-        -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-      if (!members.contains(producer.getOwner()))
-        return std::nullopt;
-      return scf::SCFTileAndFuseOptions::ControlFnResult{};
+    // Tiles `op` by `sizes` with loops of `loopType`, fuses the producers
+    // that are members into the tile loops, and makes the tiled op the
+    // region's new root.
+    auto tileAndFuseMembers = [&](IRRewriter &rewriter, TilingInterface op,
+                                  ArrayRef<int64_t> sizes,
+                                  scf::SCFTilingOptions::LoopType loopType)
+        -> FailureOr<scf::SCFTileAndFuseResult> {
+      scf::SCFTilingOptions tiling;
+      tiling.setLoopType(loopType);
+      tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      scf::SCFTileAndFuseOptions options;
+      options.setTilingOptions(tiling);
+      options.setFusionControlFn(
+          [&](tensor::ExtractSliceOp, OpResult producer, bool)
+              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+            if (!members.contains(producer.getOwner()))
+              return std::nullopt;
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          });
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTileAndFuseResult> result =
+          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+      if (succeeded(result))
+        replaceRoot(rewriter, op, *result);
+      return result;
     };
     int64_t chunkDim = -1;
     for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d)
@@ -533,18 +553,10 @@ struct FormDispatchRegionsPass
       int64_t chunk = perChunk * granule;
       SmallVector<int64_t> sizes(inner.size(), 0);
       sizes[chunkDim] = chunk;
-      scf::SCFTileAndFuseOptions options;
-      scf::SCFTilingOptions tiling;
-      tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-      options.setTilingOptions(tiling);
-      options.setFusionControlFn(controlOutside);
-      rewriter.setInsertionPoint(current);
-      FailureOr<scf::SCFTileAndFuseResult> result =
-          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, current, options);
+      FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseMembers(
+          rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
       if (failed(result))
         return failure();
-      replaceRoot(rewriter, current, *result);
       loopRoot = result->loops.front().getOperation();
       current = cast<TilingInterface>(result->tiledAndFusedOps.front());
       // The ops now inside the chunk are the members of the second level.
@@ -554,17 +566,10 @@ struct FormDispatchRegionsPass
     }
 
     // Level 2: row (or convolution output) tiles inside the chunk.
-    scf::SCFTileAndFuseOptions options;
-    scf::SCFTilingOptions tiling;
-    tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), inner));
-    options.setTilingOptions(tiling);
-    options.setFusionControlFn(controlOutside);
-    rewriter.setInsertionPoint(current);
-    FailureOr<scf::SCFTileAndFuseResult> result =
-        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, current, options);
+    FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseMembers(
+        rewriter, current, inner, scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(result))
       return failure();
-    replaceRoot(rewriter, current, *result);
     if (!loopRoot && !result->loops.empty())
       loopRoot = result->loops.front().getOperation();
     if (loopRoot)
