@@ -80,3 +80,44 @@ func.func @dynamic(%a: memref<?xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+func.func @reduction(%a: memref<8xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{with reductions cannot be mapped to GPU threads}}
+  %r = scf.parallel (%i) = (%c0) to (%c8) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %a[%i] : memref<8xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  return %r : f32
+}
+
+// -----
+
+// A scalar loaded on the host and used by a kernel: the schedule has no
+// place for host-computed values.
+func.func @host_value(%a: memref<f32>, %b: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{computes a value on the host that later host code uses}}
+  %s = memref.load %a[] : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    memref.store %s, %b[%i] : memref<8xf32>
+    scf.reduce
+  }
+  return
+}
+
+// RUN: not fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-parallel-loops-to-gpu{workgroup-size=0}))' 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=BADSIZE
+// BADSIZE: error: workgroup-size and max-workgroups must be positive
