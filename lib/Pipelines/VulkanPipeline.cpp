@@ -49,8 +49,13 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   // Dispatch regions are the CPU's parallel chunks (scf.forall); the GPU
   // path maps each fused linalg op onto a grid of its own.
   fusion.dispatchRegions = false;
-  std::string pipeline =
-      buildFusionStages(fusion) +
+  std::string pipeline = buildFusionStages(fusion);
+  if (options.fuseElementwise)
+    // Softmax, layer norm and row reductions become one kernel with a
+    // workgroup per row (fx-map-row-kernels-to-gpu below).
+    pipeline += ",func.func(fx-form-dispatch-regions{row-kernels=true "
+                "threads=1}),canonicalize,cse";
+  pipeline +=
       // Tensors to buffers, with the same calling convention as the CPU
       // pipeline: inputs then outputs, all identity-layout memrefs. The
       // runtime owns every buffer, so no deallocation pipeline.
@@ -65,7 +70,9 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       // Parallel loops go outermost first, so that reductions become
       // sequential loops inside one thread per output element; parallel
       // loops nested in kernels run sequentially too.
-      ",func.func(fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
+      ",func.func(fx-map-row-kernels-to-gpu{workgroup-size=" +
+      std::to_string(options.workgroupSize) +
+      "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
       "fx-map-parallel-loops-to-gpu{workgroup-size=" +
       std::to_string(options.workgroupSize) +
       "},scf-parallel-for-to-nested-fors)"

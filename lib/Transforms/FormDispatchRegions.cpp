@@ -15,12 +15,15 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -34,6 +37,7 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kDispatchAttr = "fx.dispatch";
+constexpr StringLiteral kRowKernelAttr = "fx.row_kernel";
 
 bool isHeavy(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
@@ -154,7 +158,18 @@ struct FormDispatchRegionsPass
       bytesWritten += written;
       if (report)
         reportRegion(region, id, read, written);
-      if (region.members.size() > 1) {
+      if (rowKernels) {
+        std::string why;
+        if (isRowKernel(region, why)) {
+          if (failed(materializeRowKernel(rewriter, region, id)))
+            return signalPassFailure();
+        } else {
+          root->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
+          if (report && !why.empty())
+            emitRemark(root->getLoc())
+                << "dispatch region " << id << " is not a row kernel: " << why;
+        }
+      } else if (region.members.size() > 1) {
         if (failed(materialize(rewriter, region, id)))
           emitRemark(root->getLoc())
               << "dispatch region " << id
@@ -220,6 +235,11 @@ struct FormDispatchRegionsPass
           continue;
         }
         if (isHeavy(producer)) {
+          if (rowKernels) {
+            cut("on the GPU, contractions and convolutions take no "
+                "epilogues yet");
+            continue;
+          }
           if (heavy) {
             cut("the region already has a contraction or convolution");
             continue;
@@ -488,6 +508,212 @@ struct FormDispatchRegionsPass
     return sizes;
   }
 
+  /// Tiles `op` by `sizes` with loops of `loopType`, fuses the producers
+  /// that are in `members` into the tile loops, and makes the tiled op the
+  /// region's new root.
+  FailureOr<scf::SCFTileAndFuseResult>
+  tileAndFuseMembers(IRRewriter &rewriter, TilingInterface op,
+                     ArrayRef<int64_t> sizes,
+                     const llvm::SmallPtrSetImpl<Operation *> &members,
+                     scf::SCFTilingOptions::LoopType loopType) {
+    scf::SCFTilingOptions tiling;
+    tiling.setLoopType(loopType);
+    tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    scf::SCFTileAndFuseOptions options;
+    options.setTilingOptions(tiling);
+    options.setFusionControlFn(
+        [&](tensor::ExtractSliceOp, OpResult producer, bool)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (!members.contains(producer.getOwner()))
+            return std::nullopt;
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        });
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+    if (succeeded(result))
+      replaceRoot(rewriter, op, *result);
+    return result;
+  }
+
+  /// Whether `region` is a row kernel (see the pass description); if not
+  /// and it has reductions, `why` says why not.
+  bool isRowKernel(Region &region, std::string &why) {
+    linalg::LinalgOp root = region.root;
+    if (isHeavy(root) || fx::isContractionLike(root))
+      return false;
+    if (root.getNumReductionLoops() > 0) {
+      // A lone reduction: parallel loops first, at least one of them.
+      unsigned numParallel = root.getNumParallelLoops();
+      if (numParallel == 0) {
+        why = "a reduction to a single value";
+        return false;
+      }
+      for (auto [i, it] : llvm::enumerate(root.getIteratorTypesArray()))
+        if (linalg::isParallelIterator(it) != (i < numParallel)) {
+          why = "it reduces over leading dimensions (one thread per output "
+                "reads coalesced there)";
+          return false;
+        }
+    } else if (region.wholeDims.empty()) {
+      return false;
+    }
+    bool hasReduction = false;
+    for (auto &[op, dims] : region.members) {
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      if (isa<linalg::FillOp>(op))
+        continue;
+      if (linalgOp.getNumReductionLoops() == 0) {
+        // Fused into each of its consumers in the row.
+        if (op != root.getOperation())
+          for (OpResult result : op->getResults())
+            if (!linalgOp.getIndexingMapMatchingResult(result)
+                     .isPermutation()) {
+              why = "an elementwise member writes through a non-permutation "
+                    "map";
+              return false;
+            }
+        continue;
+      }
+      hasReduction = true;
+      Operation *combiner = fx::getReductionCombiner(linalgOp);
+      if (!fx::isWorkgroupCombinable(combiner)) {
+        why = "a reduction that is not one add, mul, min or max combination "
+              "of one output";
+        return false;
+      }
+      Type type = getElementTypeOrSelf(op->getResult(0).getType());
+      if (!type.isF32() && !type.isInteger(32)) {
+        why = "a reduction of a type other than f32 and i32";
+        return false;
+      }
+      // One value per row: every parallel loop of the reduction is a tiled
+      // root dimension.
+      for (auto [d, it] : llvm::enumerate(linalgOp.getIteratorTypesArray())) {
+        if (!linalg::isParallelIterator(it))
+          continue;
+        int64_t rootDim = dims[d];
+        if (rootDim < 0 || region.wholeDims.contains(rootDim)) {
+          why = "a reduction with more than one result per row";
+          return false;
+        }
+      }
+    }
+    return hasReduction;
+  }
+
+  /// Tiles a row kernel's root by one row into an scf.forall, fuses its
+  /// members into it and their elementwise producers into every consumer.
+  LogicalResult materializeRowKernel(IRRewriter &rewriter, Region &region,
+                                     int64_t id) {
+    llvm::SmallPtrSet<Operation *, 16> members;
+    for (auto &member : region.members)
+      members.insert(member.first);
+    linalg::LinalgOp root = region.root;
+    SmallVector<int64_t> sizes;
+    for (auto [d, it] : llvm::enumerate(root.getIteratorTypesArray()))
+      sizes.push_back(
+          linalg::isParallelIterator(it) && !region.wholeDims.contains(d) ? 1
+                                                                          : 0);
+    Location loc = root->getLoc();
+    FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseMembers(
+        rewriter, cast<TilingInterface>(root.getOperation()), sizes, members,
+        scf::SCFTilingOptions::LoopType::ForallOp);
+    if (failed(result) || result->loops.empty())
+      return emitError(loc) << "dispatch region " << id
+                            << ": tiling the row kernel's root failed";
+    Operation *forall = result->loops.front().getOperation();
+    forall->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
+    forall->setAttr(kRowKernelAttr, rewriter.getUnitAttr());
+    // Tile-and-fuse clones a producer per slice that reads it (the max of
+    // a softmax feeds both its exp and, through the sum, the division):
+    // CSE merges the clones.
+    DominanceInfo dominance;
+    eliminateCommonSubExpressions(rewriter, dominance, forall);
+    return fuseElementwiseInRow(rewriter, forall, id);
+  }
+
+  /// Fuses each elementwise linalg op in a row kernel into each of its
+  /// consumers (recomputing it), so that rows need no temporaries but the
+  /// per-row results of reductions.
+  LogicalResult fuseElementwiseInRow(IRRewriter &rewriter, Operation *forall,
+                                     int64_t id) {
+    Block &body = forall->getRegion(0).front();
+    SmallVector<linalg::LinalgOp> named;
+    for (Operation &op : body)
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
+        if (!isa<linalg::GenericOp, linalg::FillOp>(&op))
+          named.push_back(linalgOp);
+    for (linalg::LinalgOp op : named)
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        return op->emitOpError("in a row kernel could not be generalized");
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation &op : body) {
+        auto producer = dyn_cast<linalg::GenericOp>(&op);
+        if (!producer || producer.getNumReductionLoops() != 0 ||
+            producer.use_empty() ||
+            llvm::any_of(producer->getUsers(), [&](Operation *user) {
+              return !isa<linalg::GenericOp>(user);
+            }))
+          continue;
+        // One clone of the producer per use, each fused into its consumer.
+        SmallVector<std::pair<Operation *, unsigned>> uses;
+        for (OpOperand &use : producer->getUses())
+          uses.push_back({use.getOwner(), use.getOperandNumber()});
+        for (auto [consumer, operandNumber] : uses) {
+          // (Fusion builds the fused op where the producer is.)
+          rewriter.setInsertionPoint(consumer);
+          Operation *clone = rewriter.clone(*producer);
+          OpOperand &operand = consumer->getOpOperand(operandNumber);
+          operand.set(clone->getResult(
+              cast<OpResult>(operand.get()).getResultNumber()));
+          if (!linalg::areElementwiseOpsFusable(&operand))
+            return emitError(producer.getLoc())
+                   << "dispatch region " << id
+                   << ": an elementwise op of the row kernel does not fuse "
+                      "into its consumer";
+          FailureOr<linalg::ElementwiseOpFusionResult> fused =
+              linalg::fuseElementwiseOps(rewriter, &operand);
+          if (failed(fused))
+            return emitError(producer.getLoc())
+                   << "dispatch region " << id
+                   << ": fusing an elementwise op of the row kernel failed";
+          for (OpResult result : consumer->getResults())
+            rewriter.replaceAllUsesWith(result,
+                                        fused->replacements.lookup(result));
+          rewriter.eraseOp(consumer);
+          rewriter.eraseOp(clone);
+        }
+        rewriter.eraseOp(producer);
+        changed = true;
+        break;
+      }
+    }
+    // What is left besides the row's result: per-row values only.
+    for (Operation &op : body) {
+      if (!isa<linalg::LinalgOp>(&op))
+        continue;
+      for (Value result : op.getResults()) {
+        auto type = cast<RankedTensorType>(result.getType());
+        bool feedsResult = llvm::any_of(result.getUsers(),
+                                        [&](Operation *u) {
+                                          return u->getParentOp() != forall;
+                                        }) ||
+                           llvm::any_of(result.getUsers(), [&](Operation *u) {
+                             return isa<scf::InParallelOp>(u->getParentOp());
+                           });
+        if (!feedsResult &&
+            (!type.hasStaticShape() || type.getNumElements() > 1))
+          return op.emitOpError()
+                 << "in dispatch region " << id << " leaves a temporary of "
+                 << type << " per row; a row kernel keeps only per-row values";
+      }
+    }
+    return success();
+  }
+
   LogicalResult materialize(IRRewriter &rewriter, Region &region, int64_t id) {
     llvm::SmallPtrSet<Operation *, 16> members;
     for (auto &member : region.members)
@@ -505,32 +731,6 @@ struct FormDispatchRegionsPass
       work += fx::staticIterationCount(cast<linalg::LinalgOp>(member.first));
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
-    // Tiles `op` by `sizes` with loops of `loopType`, fuses the producers
-    // that are members into the tile loops, and makes the tiled op the
-    // region's new root.
-    auto tileAndFuseMembers = [&](IRRewriter &rewriter, TilingInterface op,
-                                  ArrayRef<int64_t> sizes,
-                                  scf::SCFTilingOptions::LoopType loopType)
-        -> FailureOr<scf::SCFTileAndFuseResult> {
-      scf::SCFTilingOptions tiling;
-      tiling.setLoopType(loopType);
-      tiling.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-      scf::SCFTileAndFuseOptions options;
-      options.setTilingOptions(tiling);
-      options.setFusionControlFn(
-          [&](tensor::ExtractSliceOp, OpResult producer, bool)
-              -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-            if (!members.contains(producer.getOwner()))
-              return std::nullopt;
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
-          });
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTileAndFuseResult> result =
-          scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
-      if (succeeded(result))
-        replaceRoot(rewriter, op, *result);
-      return result;
-    };
     int64_t chunkDim = -1;
     for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d)
       if (inner[d] != 0 && !ShapedType::isDynamic(ranges[d]) &&
@@ -553,8 +753,9 @@ struct FormDispatchRegionsPass
       int64_t chunk = perChunk * granule;
       SmallVector<int64_t> sizes(inner.size(), 0);
       sizes[chunkDim] = chunk;
-      FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseMembers(
-          rewriter, current, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+      FailureOr<scf::SCFTileAndFuseResult> result =
+          tileAndFuseMembers(rewriter, current, sizes, members,
+                             scf::SCFTilingOptions::LoopType::ForallOp);
       if (failed(result))
         return failure();
       loopRoot = result->loops.front().getOperation();
@@ -566,8 +767,9 @@ struct FormDispatchRegionsPass
     }
 
     // Level 2: row (or convolution output) tiles inside the chunk.
-    FailureOr<scf::SCFTileAndFuseResult> result = tileAndFuseMembers(
-        rewriter, current, inner, scf::SCFTilingOptions::LoopType::ForOp);
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        tileAndFuseMembers(rewriter, current, inner, members,
+                           scf::SCFTilingOptions::LoopType::ForOp);
     if (failed(result))
       return failure();
     if (!loopRoot && !result->loops.empty())

@@ -2,6 +2,8 @@
 
 #include "fx/Transforms/LinalgUtils.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 #include <thread>
@@ -37,4 +39,26 @@ int64_t mlir::fx::staticIterationCount(linalg::LinalgOp op) {
   for (int64_t r : op.getStaticLoopRanges())
     work = ShapedType::isDynamic(r) ? work : work * r;
   return work;
+}
+
+Operation *mlir::fx::getReductionCombiner(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
+      op->getNumRegions() != 1 || op->getRegion(0).getBlocks().size() != 1)
+    return nullptr;
+  SmallVector<BlockArgument> outputs(op.getRegionOutputArgs());
+  SmallVector<Operation *> combiners;
+  if (!matchReduction(outputs, 0, combiners) || combiners.size() != 1)
+    return nullptr;
+  // The running value must feed only the combiner.
+  if (!outputs.front().hasOneUse())
+    return nullptr;
+  return combiners.front();
+}
+
+bool mlir::fx::isWorkgroupCombinable(Operation *combiner) {
+  return combiner &&
+         isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::MaxNumFOp, arith::MinNumFOp, arith::AddIOp, arith::MulIOp,
+             arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
+             combiner);
 }

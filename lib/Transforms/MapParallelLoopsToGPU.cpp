@@ -335,6 +335,12 @@ struct ExpandMathForSPIRVPass
     arith::populateArithExpandOpsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    // convert-gpu-to-spirv lowers a `uniform` subgroup reduction to the
+    // SPIR-V Groups instructions (OpenCL kernels only); Vulkan has the
+    // GroupNonUniform ones. (Canonicalization marks reductions uniform
+    // when every thread of the launch reaches them.)
+    getOperation()->walk(
+        [](gpu::SubgroupReduceOp op) { op.setUniform(false); });
   }
 };
 

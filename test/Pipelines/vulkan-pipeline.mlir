@@ -8,14 +8,23 @@
 // kernel is a spirv.module with the target environment.
 // CHECK-LABEL: func.func @forward
 // CHECK-SAME: (%[[A:.*]]: memref<4x8xf32>, %[[B:.*]]: memref<8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[OUT0:.*]]: memref<4x8xf32>, %[[OUT1:.*]]: memref<4x16xf32>)
-// CHECK: gpu.launch_func @[[K0:.*]]::@{{.*}} blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[A]] : memref<4x8xf32>, %[[B]] : memref<8xf32>, %[[OUT0]] : memref<4x8xf32>)
-// CHECK: memref.alloc() {{.*}} : memref<4xf32>
-// CHECK-COUNT-8: gpu.launch_func
+// The add, relu and softmax are one row kernel: a workgroup of 32 threads
+// per row (the row has 8 elements), with subgroup reductions combined
+// through workgroup memory. Then the matmul's fill and the matmul.
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: gpu.launch_func @[[K0:.*]]::@{{.*}} blocks in (%[[C4]], %{{.*}}, %{{.*}}) threads in (%[[C32]], %{{.*}}, %{{.*}}) args(%[[A]] : memref<4x8xf32>, %[[B]] : memref<8xf32>, %[[OUT0]] : memref<4x8xf32>)
+// CHECK-COUNT-2: gpu.launch_func
 // CHECK-NEXT: return
 // CHECK: spirv.module @__spv__[[K0]] Logical GLSL450
 // CHECK-SAME: api=Vulkan
+// CHECK: spirv.GlobalVariable @{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.array<32 x f32>)>, Workgroup>
 // CHECK: spirv.GlobalVariable @{{.*}} bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.array<32 x f32, stride=4> [0])>, StorageBuffer>
+// CHECK: spirv.GroupNonUniformFMax <Subgroup> <Reduce>
+// CHECK: spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+// CHECK: spirv.GroupNonUniformFAdd <Subgroup> <Reduce>
 // CHECK: spirv.EntryPoint "GLCompute"
+// CHECK: spirv.ExecutionMode @{{.*}} "LocalSize", 32, 1, 1
 // CHECK: spirv.ExecutionMode @{{.*}} "LocalSize", 256, 1, 1
 
 // WG64: spirv.ExecutionMode @{{.*}} "LocalSize", 64, 1, 1

@@ -159,6 +159,19 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     tile while the tile is in cache. `fx-cpu-tile-and-vectorize` then tiles
     and vectorizes each op inside the tile.
 
+    With `row-kernels` (the Vulkan pipeline), contractions and convolutions
+    take no producers, and only *row kernels* are materialized: a region
+    whose reductions each produce one value per row (a softmax, log_softmax
+    or layer norm; a lone reduction over trailing dimensions such as
+    `sum(-1)`), with f32 or i32 reductions the GPU can combine across a
+    workgroup (add, mul, min and max). The region's root is
+    tiled by one row (tile size 1 on every dimension but the whole ones)
+    into one `scf.forall` tagged `fx.row_kernel`, and elementwise producers
+    inside it are fused into every consumer (recomputed), so that the only
+    temporaries left are the per-row values of the reductions.
+    `fx-map-row-kernels-to-gpu` gives each row a workgroup. Other regions
+    stay unmaterialized (one kernel per op).
+
     Every region is tagged `fx.dispatch = N`. With `report`, each region is
     described by a remark at its root (its ops and their locations, and the
     bytes it reads and writes: tensors defined outside it, not counting
@@ -194,6 +207,10 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per region (its ops, and the bytes it reads and "
            "writes) and per producer/consumer pair that did not fuse">,
+    Option<"rowKernels", "row-kernels", "bool", /*default=*/"false",
+           "GPU mode: materialize only row kernels (see above), as one "
+           "scf.forall over rows tagged fx.row_kernel; contractions and "
+           "convolutions stay alone">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
@@ -324,6 +341,49 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
+  let summary = "Give each row of a row kernel (scf.forall tagged "
+                "fx.row_kernel) a workgroup";
+  let description = [{
+    After bufferization, before `convert-linalg-to-parallel-loops`: each
+    `scf.forall` tagged `fx.row_kernel` by `fx-form-dispatch-regions`
+    (softmax, layer norm, row reductions: linalg ops on one row) becomes one
+    `gpu.launch` with a workgroup per row (rows beyond `max-workgroups`
+    are strided over). Inside a row, in program order:
+
+    * an op that writes device memory and reduces nothing (the row's
+      output, a fill) is distributed over the workgroup's threads: thread
+      `t` runs iterations `t`, `t + size`, ... of its linearized iteration
+      space, so that neighbouring threads touch neighbouring elements;
+    * a reduction to one value (a row's max, sum, or sum of squares) is
+      computed by every thread over a strided part of the row, then
+      combined across each subgroup with `gpu.subgroup_reduce` and across
+      subgroups through workgroup memory; NaN still propagates through
+      `maximumf`/`minimumf` (the subgroup instructions drop NaN, so a flag
+      is reduced beside the value);
+    * per-row temporaries (the reductions' results) live in each thread's
+      private memory: every thread holds the combined value.
+
+    The workgroup has `workgroup-size` threads, fewer (a power of two, at
+    least 32) when the longest op of the row has fewer iterations. An op
+    that reads device memory written earlier in the same row by other
+    threads would need a device-memory barrier: that is an error (row
+    kernels formed by fx-form-dispatch-regions have none). Only f32 and i32
+    reductions are combined across threads.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
+           "Most threads per workgroup (a power of two)">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Largest grid; more rows are strided over">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FXPrepareLinalgForGPU : Pass<"fx-prepare-linalg-for-gpu", "func::FuncOp"> {
   let summary = "Put the parallel loops of linalg.generic ops outermost";
   let description = [{
@@ -343,7 +403,9 @@ def FXExpandMathForSPIRV : Pass<"fx-expand-math-for-spirv"> {
     `math.erf` becomes MLIR's polynomial approximation (GLSL.std.450 has no
     erf), `math.ipowi` square-and-multiply over the exponent's bits, and `arith` ops SPIR-V lacks (`ceildivsi`, `floordivsi`,
     `ceildivui`, `maxsi`-style variants) become sequences of basic ops
-    (upstream `arith-expand` patterns).
+    (upstream `arith-expand` patterns). Subgroup reductions lose their
+    `uniform` flag: convert-gpu-to-spirv lowers uniform ones to the OpenCL
+    `Group*` instructions, and Vulkan has only the `GroupNonUniform*` ones.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];

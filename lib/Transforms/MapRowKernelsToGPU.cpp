@@ -1,0 +1,544 @@
+//===- MapRowKernelsToGPU.cpp - a workgroup per row of a row kernel -------===//
+//
+// fx-map-row-kernels-to-gpu: the GPU code of softmax, layer norm and row
+// reductions. Upstream MLIR maps parallel loops to threads
+// (gpu-map-parallel-loops) and has a workgroup all-reduce op, but no
+// lowering that runs a sequence of reductions and elementwise ops over one
+// row per workgroup: gpu.all_reduce lowers to SPIR-V group operations of
+// Workgroup scope, which Vulkan does not allow. So the row's ops are
+// expanded here into strided per-thread loops, subgroup reductions and
+// workgroup memory (see the pass description in Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Transforms/LinalgUtils.h"
+#include "fx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXMAPROWKERNELSTOGPU
+#include "fx/Transforms/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+/// SPIR-V storage classes by numeric memref memory space (the Vulkan
+/// mapping of convert-gpu-to-spirv).
+constexpr unsigned kWorkgroupMemorySpace = 3, kPrivateMemorySpace = 6;
+
+/// Per-row temporaries larger than this many elements are not expected.
+constexpr int64_t kMaxPrivateElements = 64;
+
+std::optional<gpu::AllReduceOperation> reduceKind(Operation *combiner) {
+  return llvm::TypeSwitch<Operation *, std::optional<gpu::AllReduceOperation>>(
+             combiner)
+      .Case([](arith::AddFOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::AddIOp) { return gpu::AllReduceOperation::ADD; })
+      .Case([](arith::MulFOp) { return gpu::AllReduceOperation::MUL; })
+      .Case([](arith::MulIOp) { return gpu::AllReduceOperation::MUL; })
+      .Case([](arith::MaximumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MinimumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+      .Case([](arith::MaxNumFOp) { return gpu::AllReduceOperation::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return gpu::AllReduceOperation::MINNUMF; })
+      .Case([](arith::MaxSIOp) { return gpu::AllReduceOperation::MAXSI; })
+      .Case([](arith::MinSIOp) { return gpu::AllReduceOperation::MINSI; })
+      .Case([](arith::MaxUIOp) { return gpu::AllReduceOperation::MAXUI; })
+      .Case([](arith::MinUIOp) { return gpu::AllReduceOperation::MINUI; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The memref a view chain starts from.
+Value baseBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+int64_t product(ArrayRef<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes)
+    n *= s;
+  return n;
+}
+
+/// Builds the launch of one row kernel.
+class RowKernelBuilder {
+public:
+  RowKernelBuilder(scf::ForallOp forall, int64_t maxThreads,
+                   int64_t maxWorkgroups)
+      : forall(forall), maxThreads(maxThreads), maxWorkgroups(maxWorkgroups),
+        loc(forall.getLoc()) {}
+
+  LogicalResult build();
+
+private:
+  scf::ForallOp forall;
+  int64_t maxThreads, maxWorkgroups;
+  Location loc;
+  int64_t threads = 0;
+  /// Values of the forall body in the launch.
+  IRMapping mapping;
+  /// Private (per-thread) buffers replacing the row's allocations.
+  llvm::DenseSet<Value> privateBuffers;
+  /// Device buffers written so far in the row, and whether only thread 0
+  /// wrote them.
+  llvm::DenseMap<Value, bool> written;
+  Value threadId, zero, one, numThreads;
+  /// Where the workgroup's buffers are allocated (the launch's start).
+  OpBuilder *entry = nullptr;
+
+  Value cst(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  bool isPrivate(Value memref) {
+    return privateBuffers.contains(baseBuffer(memref));
+  }
+  LogicalResult checkRead(Operation *op, Value memref, bool threadZeroOnly);
+  void noteWrite(Value memref, bool threadZeroOnly);
+  SmallVector<Value> delinearize(OpBuilder &b, Value linear,
+                                 ArrayRef<int64_t> sizes);
+  Value emitPayload(OpBuilder &b, linalg::GenericOp op, ValueRange ivs,
+                    Value runningValue);
+  LogicalResult emitOp(OpBuilder &b, Operation *op);
+  LogicalResult emitGeneric(OpBuilder &b, linalg::GenericOp op);
+  LogicalResult emitReduction(OpBuilder &b, linalg::GenericOp op);
+  /// Combines `partial` of every thread with `combine` (which `kind`
+  /// implements on a subgroup); every thread gets the result.
+  Value combineAcrossWorkgroup(
+      OpBuilder &b, Value partial, gpu::AllReduceOperation kind,
+      TypedAttr identity,
+      function_ref<Value(OpBuilder &, Value, Value)> combine);
+  /// Runs `body(b, linear)` for the iterations [0, count): strided over the
+  /// threads, or, for private buffers, all in every thread.
+  void emitLoop(OpBuilder &b, int64_t count, bool distributed,
+                function_ref<void(OpBuilder &, Value)> body);
+};
+
+LogicalResult RowKernelBuilder::checkRead(Operation *op, Value memref,
+                                          bool threadZeroOnly) {
+  auto it = written.find(baseBuffer(memref));
+  if (it == written.end() || (it->second && threadZeroOnly))
+    return success();
+  return op->emitOpError(
+      "in a row kernel reads device memory that other threads of the row "
+      "wrote; the row kernel would need a device-memory barrier");
+}
+
+void RowKernelBuilder::noteWrite(Value memref, bool threadZeroOnly) {
+  Value base = baseBuffer(memref);
+  auto [it, inserted] = written.insert({base, threadZeroOnly});
+  if (!inserted)
+    it->second &= threadZeroOnly;
+}
+
+SmallVector<Value> RowKernelBuilder::delinearize(OpBuilder &b, Value linear,
+                                                 ArrayRef<int64_t> sizes) {
+  SmallVector<Value> ivs(sizes.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) {
+      ivs[d] = zero;
+      continue;
+    }
+    bool outermost =
+        llvm::all_of(sizes.take_front(d), [](int64_t s) { return s == 1; });
+    if (outermost) {
+      ivs[d] = rest;
+      continue;
+    }
+    Value size = cst(b, sizes[d]);
+    ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return ivs;
+}
+
+void RowKernelBuilder::emitLoop(OpBuilder &b, int64_t count, bool distributed,
+                                function_ref<void(OpBuilder &, Value)> body) {
+  if (!distributed) {
+    auto loop = scf::ForOp::create(b, loc, zero, cst(b, count), one);
+    OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+    body(inner, loop.getInductionVar());
+    return;
+  }
+  if (count <= threads) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          threadId, cst(b, count));
+    auto guard = scf::IfOp::create(b, loc, inRange, /*withElse=*/false);
+    OpBuilder inner = guard.getThenBodyBuilder();
+    body(inner, threadId);
+    return;
+  }
+  auto loop = scf::ForOp::create(b, loc, threadId, cst(b, count), numThreads);
+  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+  body(inner, loop.getInductionVar());
+}
+
+Value RowKernelBuilder::emitPayload(OpBuilder &b, linalg::GenericOp op,
+                                    ValueRange ivs, Value runningValue) {
+  // The body may use values of the row (a tiled linalg.index adds the row
+  // index): start from the row's mapping.
+  IRMapping payload = mapping;
+  Block *block = op.getBlock();
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    if (runningValue && op.isDpsInit(&operand)) {
+      payload.map(arg, runningValue);
+      continue;
+    }
+    Value source = mapping.lookupOrDefault(operand.get());
+    if (!isa<MemRefType>(source.getType())) {
+      payload.map(arg, source);
+      continue;
+    }
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> indices = *affine::expandAffineMap(b, loc, map, ivs);
+    payload.map(arg, memref::LoadOp::create(b, loc, source, indices));
+  }
+  for (Operation &inner : block->without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(&inner)) {
+      payload.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, payload);
+  }
+  return payload.lookupOrDefault(block->getTerminator()->getOperand(0));
+}
+
+LogicalResult RowKernelBuilder::emitGeneric(OpBuilder &b,
+                                            linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return op.emitOpError("in a row kernel must have one output");
+  Value out = mapping.lookupOrDefault(op.getDpsInits().front());
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t count = product(ranges);
+  bool distributed = !isPrivate(out);
+  bool threadZeroOnly = distributed && count <= 1;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()) &&
+        failed(checkRead(op, mapping.lookupOrDefault(input->get()),
+                         threadZeroOnly)))
+      return failure();
+  AffineMap outMap = op.getIndexingMapsArray().back();
+  emitLoop(b, count, distributed, [&](OpBuilder &inner, Value linear) {
+    SmallVector<Value> ivs = delinearize(inner, linear, ranges);
+    Value value = emitPayload(inner, op, ivs, Value());
+    SmallVector<Value> indices =
+        *affine::expandAffineMap(inner, loc, outMap, ivs);
+    memref::StoreOp::create(inner, loc, value, out, indices);
+  });
+  if (distributed)
+    noteWrite(out, threadZeroOnly);
+  return success();
+}
+
+Value RowKernelBuilder::combineAcrossWorkgroup(
+    OpBuilder &b, Value partial, gpu::AllReduceOperation kind,
+    TypedAttr identity,
+    function_ref<Value(OpBuilder &, Value, Value)> combine) {
+  Type type = partial.getType();
+  // Subgroup, then the subgroups' values through workgroup memory: every
+  // thread reads them all and ends with the same value.
+  Value subgroupValue =
+      gpu::SubgroupReduceOp::create(b, loc, partial, kind, /*uniform=*/false);
+  auto shared = memref::AllocOp::create(
+      *entry, loc,
+      MemRefType::get({threads}, type, AffineMap(),
+                      entry->getI64IntegerAttr(kWorkgroupMemorySpace)));
+  Value laneId = gpu::LaneIdOp::create(b, loc, /*upperBound=*/nullptr);
+  Value subgroupId = gpu::SubgroupIdOp::create(b, loc, /*upperBound=*/nullptr);
+  Value firstLane =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, laneId, zero);
+  auto ifFirst = scf::IfOp::create(b, loc, firstLane, /*withElse=*/false);
+  {
+    OpBuilder then = ifFirst.getThenBodyBuilder();
+    memref::StoreOp::create(then, loc, subgroupValue, shared,
+                            ValueRange{subgroupId});
+  }
+  gpu::BarrierOp::create(b, loc);
+  Value numSubgroups =
+      gpu::NumSubgroupsOp::create(b, loc, /*upperBound=*/nullptr);
+  Value init = arith::ConstantOp::create(b, loc, identity);
+  auto loop =
+      scf::ForOp::create(b, loc, zero, numSubgroups, one, ValueRange{init});
+  {
+    OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+    Value element = memref::LoadOp::create(inner, loc, shared,
+                                           ValueRange{loop.getInductionVar()});
+    scf::YieldOp::create(
+        inner, loc, combine(inner, loop.getRegionIterArgs().front(), element));
+  }
+  // The next row (or reduction) may overwrite the workgroup memory only
+  // once every thread has read it.
+  gpu::BarrierOp::create(b, loc);
+  return loop.getResult(0);
+}
+
+LogicalResult RowKernelBuilder::emitReduction(OpBuilder &b,
+                                              linalg::GenericOp op) {
+  Operation *combiner = fx::getReductionCombiner(op);
+  std::optional<gpu::AllReduceOperation> kind =
+      combiner ? reduceKind(combiner) : std::nullopt;
+  Type type =
+      cast<MemRefType>(op.getDpsInits().front().getType()).getElementType();
+  std::optional<TypedAttr> neutral =
+      combiner ? arith::getNeutralElement(combiner) : std::nullopt;
+  if (!kind || !neutral || (!type.isF32() && !type.isInteger(32)))
+    return op.emitOpError(
+        "in a row kernel must be an f32 or i32 add, mul, min or max reduction");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> reducedRanges;
+  for (auto [range, it] : llvm::zip(ranges, iterators)) {
+    if (linalg::isParallelIterator(it) && range != 1)
+      return op.emitOpError("in a row kernel must reduce to one value per row");
+    reducedRanges.push_back(linalg::isParallelIterator(it) ? 1 : range);
+  }
+  Value out = mapping.lookupOrDefault(op.getDpsInits().front());
+  bool privateOut = isPrivate(out);
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<MemRefType>(input->get().getType()) &&
+        failed(checkRead(op, mapping.lookupOrDefault(input->get()),
+                         /*threadZeroOnly=*/false)))
+      return failure();
+  if (!privateOut && failed(checkRead(op, out, /*threadZeroOnly=*/true)))
+    return failure();
+
+  // Each thread's part of the row.
+  Value identity = arith::ConstantOp::create(b, loc, *neutral);
+  int64_t count = product(reducedRanges);
+  auto loop = scf::ForOp::create(b, loc, threadId, cst(b, count), numThreads,
+                                 ValueRange{identity});
+  {
+    OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+    SmallVector<Value> ivs =
+        delinearize(inner, loop.getInductionVar(), reducedRanges);
+    Value next = emitPayload(inner, op, ivs, loop.getRegionIterArgs().front());
+    scf::YieldOp::create(inner, loc, next);
+  }
+  Value partial = loop.getResult(0);
+  auto combine = [&](OpBuilder &cb, Value x, Value y) {
+    IRMapping map;
+    map.map(combiner->getOperand(0), x);
+    map.map(combiner->getOperand(1), y);
+    return cb.clone(*combiner, map)->getResult(0);
+  };
+  Value total = combineAcrossWorkgroup(b, partial, *kind, *neutral, combine);
+  if (isa<arith::MaximumFOp, arith::MinimumFOp>(combiner)) {
+    // Subgroup max/min drop NaN; maximumf/minimumf propagate it.
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO,
+                                        partial, partial);
+    Value flag = arith::ExtUIOp::create(b, loc, b.getI32Type(), isNan);
+    Value anyNan = combineAcrossWorkgroup(
+        b, flag, gpu::AllReduceOperation::MAXSI, b.getI32IntegerAttr(0),
+        [&](OpBuilder &cb, Value x, Value y) -> Value {
+          return arith::MaxSIOp::create(cb, loc, x, y);
+        });
+    Value hasNan =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, anyNan,
+                              arith::ConstantIntOp::create(b, loc, 0, 32));
+    Value nan = arith::ConstantOp::create(
+        b, loc,
+        b.getFloatAttr(
+            type, APFloat::getNaN(cast<FloatType>(type).getFloatSemantics())));
+    total = arith::SelectOp::create(b, loc, hasNan, nan, total);
+  }
+  // Combined with the output's initial value, by every thread into private
+  // memory, by thread 0 into device memory.
+  SmallVector<Value> outIndices(cast<MemRefType>(out.getType()).getRank(),
+                                zero);
+  auto store = [&](OpBuilder &sb) {
+    Value init = memref::LoadOp::create(sb, loc, out, outIndices);
+    IRMapping map;
+    map.map(combiner->getOperand(0), init);
+    map.map(combiner->getOperand(1), total);
+    Operation *combined = sb.clone(*combiner, map);
+    memref::StoreOp::create(sb, loc, combined->getResult(0), out, outIndices);
+  };
+  if (privateOut) {
+    store(b);
+  } else {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, threadId, zero);
+    auto ifFirst = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+    OpBuilder then = ifFirst.getThenBodyBuilder();
+    store(then);
+    noteWrite(out, /*threadZeroOnly=*/true);
+  }
+  return success();
+}
+
+LogicalResult RowKernelBuilder::emitOp(OpBuilder &b, Operation *op) {
+  if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+    MemRefType type = alloc.getType();
+    if (!type.hasStaticShape() || type.getNumElements() > kMaxPrivateElements)
+      return op->emitOpError("in a row kernel allocates ")
+             << type << "; a row kernel keeps only per-row values (at most "
+             << kMaxPrivateElements << " elements)";
+    auto privateType =
+        MemRefType::get(type.getShape(), type.getElementType(), AffineMap(),
+                        entry->getI64IntegerAttr(kPrivateMemorySpace));
+    Value buffer = memref::AllocaOp::create(*entry, loc, privateType);
+    privateBuffers.insert(buffer);
+    mapping.map(alloc.getResult(), buffer);
+    return success();
+  }
+  if (isa<memref::DeallocOp>(op))
+    return success();
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    Value out = mapping.lookupOrDefault(fill.getOutputs().front());
+    auto type = cast<MemRefType>(out.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    bool distributed = !isPrivate(out);
+    int64_t count = product(shape);
+    Value value = mapping.lookupOrDefault(fill.getInputs().front());
+    emitLoop(b, count, distributed, [&](OpBuilder &inner, Value linear) {
+      SmallVector<Value> ivs = delinearize(inner, linear, shape);
+      memref::StoreOp::create(inner, loc, value, out, ivs);
+    });
+    if (distributed)
+      noteWrite(out, count <= 1);
+    return success();
+  }
+  if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+    Value source = mapping.lookupOrDefault(copy.getSource());
+    Value target = mapping.lookupOrDefault(copy.getTarget());
+    auto type = cast<MemRefType>(target.getType());
+    if (!type.hasStaticShape())
+      return op->emitOpError("in a row kernel must have a static shape");
+    SmallVector<int64_t> shape(type.getShape());
+    int64_t count = product(shape);
+    bool distributed = !isPrivate(target);
+    if (!isPrivate(source) &&
+        failed(checkRead(op, source, distributed && count <= 1)))
+      return failure();
+    emitLoop(b, count, distributed, [&](OpBuilder &inner, Value linear) {
+      SmallVector<Value> ivs = delinearize(inner, linear, shape);
+      Value v = memref::LoadOp::create(inner, loc, source, ivs);
+      memref::StoreOp::create(inner, loc, v, target, ivs);
+    });
+    if (distributed)
+      noteWrite(target, count <= 1);
+    return success();
+  }
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    if (!generic.hasPureBufferSemantics())
+      return op->emitOpError("in a row kernel must work on buffers");
+    if (generic.getNumReductionLoops() > 0)
+      return emitReduction(b, generic);
+    return emitGeneric(b, generic);
+  }
+  if (isa<memref::SubViewOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(
+          op) ||
+      (isPure(op) && op->getNumRegions() == 0)) {
+    b.clone(*op, mapping);
+    return success();
+  }
+  return op->emitOpError("is not supported in a row kernel");
+}
+
+LogicalResult RowKernelBuilder::build() {
+  std::optional<SmallVector<int64_t>> lbs =
+      getConstantIntValues(forall.getMixedLowerBound());
+  std::optional<SmallVector<int64_t>> ubs =
+      getConstantIntValues(forall.getMixedUpperBound());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(forall.getMixedStep());
+  if (!lbs || !ubs || !steps)
+    return forall.emitOpError("row kernel has dynamic bounds: the Vulkan "
+                              "pipeline needs static shapes");
+  if (!forall.getOutputs().empty())
+    return forall.emitOpError("row kernel must be bufferized first");
+  SmallVector<int64_t> rows;
+  for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps))
+    rows.push_back(step > 0 && ub > lb ? (ub - lb + step - 1) / step : 0);
+  int64_t numRows = product(rows);
+  if (numRows == 0) {
+    forall.erase();
+    return success();
+  }
+  // Threads: enough for the longest op of the row, a power of two.
+  int64_t work = 1;
+  forall.getBody()->walk([&](linalg::LinalgOp op) {
+    work = std::max(work, fx::staticIterationCount(op));
+  });
+  threads = std::min<int64_t>(maxThreads,
+                              std::max<int64_t>(32, llvm::PowerOf2Ceil(work)));
+  int64_t groups = std::min(numRows, maxWorkgroups);
+
+  OpBuilder b(forall);
+  Value c1 = cst(b, 1);
+  auto launch = gpu::LaunchOp::create(b, loc, cst(b, groups), c1, c1,
+                                      cst(b, threads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  zero = cst(body, 0);
+  // Workgroup and private buffers go first, in the order they are made.
+  OpBuilder allocations(zero.getDefiningOp());
+  entry = &allocations;
+  one = cst(body, 1);
+  numThreads = cst(body, threads);
+  threadId = launch.getThreadIds().x;
+  Value blockId = launch.getBlockIds().x;
+
+  // The rows of this workgroup.
+  OpBuilder rowBuilder = body;
+  Value row = blockId;
+  scf::ForOp rowLoop;
+  if (numRows > groups) {
+    rowLoop = scf::ForOp::create(body, loc, blockId, cst(body, numRows),
+                                 cst(body, groups));
+    rowBuilder = OpBuilder::atBlockBegin(rowLoop.getBody());
+    row = rowLoop.getInductionVar();
+  }
+  SmallVector<Value> rowIndices = delinearize(rowBuilder, row, rows);
+  for (auto [iv, index, lb, step] :
+       llvm::zip(forall.getInductionVars(), rowIndices, *lbs, *steps)) {
+    Value value = arith::AddIOp::create(
+        rowBuilder, loc, cst(rowBuilder, lb),
+        arith::MulIOp::create(rowBuilder, loc, index, cst(rowBuilder, step)));
+    mapping.map(iv, value);
+  }
+  for (Operation &op : forall.getBody()->without_terminator())
+    if (failed(emitOp(rowBuilder, &op)))
+      return failure();
+  // Allocations were added at the launch's start; the body ends here.
+  OpBuilder end = OpBuilder::atBlockEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(end, loc);
+  forall.erase();
+  return success();
+}
+
+struct MapRowKernelsToGPUPass
+    : public fx::impl::FXMapRowKernelsToGPUBase<MapRowKernelsToGPUPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (workgroupSize <= 0 || !llvm::isPowerOf2_64(workgroupSize) ||
+        maxWorkgroups <= 0) {
+      getOperation().emitError("workgroup-size must be a positive power of "
+                               "two and max-workgroups positive");
+      return signalPassFailure();
+    }
+    SmallVector<scf::ForallOp> rowKernels;
+    getOperation().walk([&](scf::ForallOp forall) {
+      if (forall->hasAttr("fx.row_kernel"))
+        rowKernels.push_back(forall);
+    });
+    for (scf::ForallOp forall : rowKernels)
+      if (failed(
+              RowKernelBuilder(forall, workgroupSize, maxWorkgroups).build()))
+        return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,105 @@
+// RUN: fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-dispatch-regions{row-kernels=true threads=1}))' \
+// RUN:   | FileCheck %s
+// RUN: fx-opt %s --split-input-file -o /dev/null \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-dispatch-regions{row-kernels=true threads=1 report=true}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=REPORT
+
+// fx-form-dispatch-regions in GPU mode (row-kernels=true): only row kernels
+// are materialized.
+
+// Softmax: one scf.forall over rows; the exp is recomputed in the sum and
+// in the division, so only the row's max and sum remain as temporaries.
+// CHECK-LABEL: func.func @softmax
+// CHECK: scf.forall (%[[ROW:.*]]) in (4) shared_outs
+// CHECK: %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[ROW]], 0] [1, 16] [1, 1]
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<1x16xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<1x16xf32>, tensor<1xf32>) outs(%{{.*}} : tensor<1xf32>)
+// CHECK: math.exp
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<1x16xf32>, tensor<1xf32>, tensor<1xf32>)
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<4xf32>
+  %1 = linalg.fill ins(%ninf : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x16xf32>) outs(%1 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.maximumf %in, %out : f32
+    linalg.yield %8 : f32
+  } -> tensor<4xf32>
+  %3 = tensor.empty() : tensor<4x16xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %2 : tensor<4x16xf32>, tensor<4xf32>) outs(%3 : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.subf %in, %in_1 : f32
+    %9 = math.exp %8 : f32
+    linalg.yield %9 : f32
+  } -> tensor<4x16xf32>
+  %5 = linalg.fill ins(%cst : f32) outs(%0 : tensor<4xf32>) -> tensor<4xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%4 : tensor<4x16xf32>) outs(%5 : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %8 = arith.addf %in, %out : f32
+    linalg.yield %8 : f32
+  } -> tensor<4xf32>
+  %7 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%4, %6 : tensor<4x16xf32>, tensor<4xf32>) outs(%3 : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %in_1: f32, %out: f32):
+    %8 = arith.divf %in, %in_1 : f32
+    linalg.yield %8 : f32
+  } -> tensor<4x16xf32>
+  return %7 : tensor<4x16xf32>
+}
+
+// -----
+
+// A lone reduction over the trailing dimension: a row kernel of one op.
+// CHECK-LABEL: func.func @sum_last
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 3)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x64xf32>) outs(%{{.*}} : tensor<1x1xf32>)
+// CHECK: {fx.dispatch = 0 : i64, fx.row_kernel}
+func.func @sum_last(%x: tensor<2x3x64xf32>) -> tensor<2x3xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x3xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x3x64xf32>) outs(%1 : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %3 = arith.addf %in, %out : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// -----
+
+// A reduction over the leading dimension stays one op (one thread per
+// output reads coalesced), and so do i64 reductions and contractions.
+// CHECK-LABEL: func.func @not_row_kernels
+// CHECK-NOT: scf.forall
+// CHECK: return
+// REPORT: remark: dispatch region 1 is not a row kernel: a reduction of a type other than f32 and i32
+// REPORT: remark: dispatch region 2 is not a row kernel: it reduces over leading dimensions
+func.func @not_row_kernels(%x: tensor<64x8xf32>, %i: tensor<8x64xi64>, %w: tensor<8x4xf32>) -> (tensor<8xf32>, tensor<8xi64>, tensor<64x4xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : i64
+  %0 = tensor.empty() : tensor<8xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<64x8xf32>) outs(%1 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %9 = arith.addf %in, %out : f32
+    linalg.yield %9 : f32
+  } -> tensor<8xf32>
+  %3 = tensor.empty() : tensor<8xi64>
+  %4 = linalg.fill ins(%c0 : i64) outs(%3 : tensor<8xi64>) -> tensor<8xi64>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%i : tensor<8x64xi64>) outs(%4 : tensor<8xi64>) {
+  ^bb0(%in: i64, %out: i64):
+    %9 = arith.addi %in, %out : i64
+    linalg.yield %9 : i64
+  } -> tensor<8xi64>
+  %6 = tensor.empty() : tensor<64x4xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<64x4xf32>) -> tensor<64x4xf32>
+  %8 = linalg.matmul ins(%x, %w : tensor<64x8xf32>, tensor<8x4xf32>) outs(%7 : tensor<64x4xf32>) -> tensor<64x4xf32>
+  return %2, %5, %8 : tensor<8xf32>, tensor<8xi64>, tensor<64x4xf32>
+}

@@ -1,0 +1,143 @@
+// RUN: fx-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-row-kernels-to-gpu{workgroup-size=64 max-workgroups=2}))' \
+// RUN:   | FileCheck %s
+// RUN: not fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-row-kernels-to-gpu{workgroup-size=48}))' \
+// RUN:   2>&1 | FileCheck %s --check-prefix=BADSIZE
+
+// BADSIZE: workgroup-size must be a positive power of two
+
+// A bufferized softmax row kernel: 4 rows on a grid of 2 workgroups (rows
+// strided), 32 threads (the row has 16 elements). The row's max and sum
+// live in private memory; each is reduced per thread over a strided part of
+// the row, then across the subgroup and through workgroup memory. The max
+// also reduces a NaN flag. The output row is written by thread t at t.
+// CHECK-LABEL: func.func @softmax
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}}, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C32]]
+// CHECK-DAG: memref.alloca() : memref<1xf32, 6>
+// CHECK-DAG: memref.alloca() : memref<1xf32, 6>
+// CHECK-DAG: memref.alloc() : memref<32xf32, 3>
+// CHECK-DAG: memref.alloc() : memref<32xi32, 3>
+// CHECK-DAG: memref.alloc() : memref<32xf32, 3>
+// CHECK: scf.for %[[ROW:.*]] = %[[BX]] to %{{.*}} step %[[C2]]
+// CHECK: memref.subview %{{.*}}[%{{.*}}, 0] [1, 16] [1, 1]
+// CHECK: %[[PART:.*]] = scf.for %{{.*}} = %[[TX]] to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (f32)
+// CHECK: arith.maximumf
+// CHECK: gpu.subgroup_reduce maxnumf %[[PART]]
+// CHECK: gpu.lane_id
+// CHECK: gpu.subgroup_id
+// CHECK: gpu.barrier
+// CHECK: gpu.num_subgroups
+// CHECK: gpu.barrier
+// CHECK: arith.cmpf uno, %[[PART]], %[[PART]]
+// CHECK: gpu.subgroup_reduce maxsi
+// CHECK: arith.select
+// CHECK: math.exp
+// CHECK: gpu.subgroup_reduce add
+// CHECK: scf.if
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.forall
+func.func @softmax(%arg0: memref<4x16xf32>, %arg1: memref<4x16xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  scf.forall (%arg2) in (4) {
+    %subview = memref.subview %arg0[%arg2, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+    linalg.fill ins(%cst_0 : f32) outs(%alloc_1 : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%subview : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%alloc_1 : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.maximumf %in, %out : f32
+      linalg.yield %0 : f32
+    }
+    linalg.fill ins(%cst : f32) outs(%alloc : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%subview, %alloc_1 : memref<1x16xf32, strided<[16, 1], offset: ?>>, memref<1xf32>) outs(%alloc : memref<1xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %0 = arith.subf %in, %in_3 : f32
+      %1 = math.exp %0 : f32
+      %2 = arith.addf %1, %out : f32
+      linalg.yield %2 : f32
+    }
+    %subview_2 = memref.subview %arg1[%arg2, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%subview, %alloc_1, %alloc : memref<1x16xf32, strided<[16, 1], offset: ?>>, memref<1xf32>, memref<1xf32>) outs(%subview_2 : memref<1x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%in: f32, %in_3: f32, %in_4: f32, %out: f32):
+      %0 = arith.subf %in, %in_3 : f32
+      %1 = math.exp %0 : f32
+      %2 = arith.divf %1, %in_4 : f32
+      linalg.yield %2 : f32
+    }
+  } {fx.dispatch = 0 : i64, fx.row_kernel}
+  return
+}
+
+// -----
+
+// Reading device memory that other threads of the row wrote would need a
+// device-memory barrier.
+func.func @read_after_write(%x: memref<4x16xf32>, %y: memref<4x16xf32>, %out: memref<4xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  scf.forall (%r) in (4) {
+    %xs = memref.subview %x[%r, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %ys = memref.subview %y[%r, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%xs : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%ys : memref<1x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %e = math.exp %in : f32
+      linalg.yield %e : f32
+    }
+    %os = memref.subview %out[%r] [1] [1] : memref<4xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%cst : f32) outs(%os : memref<1xf32, strided<[1], offset: ?>>)
+    // expected-error @below {{in a row kernel reads device memory that other threads of the row wrote}}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ys : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%os : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %s = arith.addf %in, %o : f32
+      linalg.yield %s : f32
+    }
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// Row-sized temporaries have no place in a row kernel.
+func.func @row_temporary(%x: memref<4x16xf32>) {
+  scf.forall (%r) in (4) {
+    // expected-error @below {{in a row kernel allocates 'memref<1x128xf32>'; a row kernel keeps only per-row values (at most 64 elements)}}
+    %t = memref.alloc() : memref<1x128xf32>
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// A reduction the workgroup cannot combine.
+func.func @i64_sum(%x: memref<4x16xi64>, %out: memref<4xi64>) {
+  scf.forall (%r) in (4) {
+    %xs = memref.subview %x[%r, 0] [1, 16] [1, 1] : memref<4x16xi64> to memref<1x16xi64, strided<[16, 1], offset: ?>>
+    %os = memref.subview %out[%r] [1] [1] : memref<4xi64> to memref<1xi64, strided<[1], offset: ?>>
+    // expected-error @below {{in a row kernel must be an f32 or i32 add, mul, min or max reduction}}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%xs : memref<1x16xi64, strided<[16, 1], offset: ?>>) outs(%os : memref<1xi64, strided<[1], offset: ?>>) {
+    ^bb0(%in: i64, %o: i64):
+      %s = arith.addi %in, %o : i64
+      linalg.yield %s : i64
+    }
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+func.func @unsupported(%x: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.forall (%r) in (4) {
+    // expected-error @below {{'scf.for' op is not supported in a row kernel}}
+    scf.for %i = %c0 to %c1 step %c1 {
+    }
+  } {fx.row_kernel}
+  return
+}
