@@ -39,4 +39,4 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$lld"
 fi
 echo "fx-mlir: building"
-ninja -C "$build" fx-opt fx-run FXUnitTests
+ninja -C "$build" fx-opt fx-run fx-compile fxrt-run FXUnitTests

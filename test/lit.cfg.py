@@ -30,5 +30,5 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
-tools = ["fx-opt", "fx-run", "not", "count", "split-file"]
+tools = ["fx-opt", "fx-run", "fx-compile", "fxrt-run", "not", "count", "split-file"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

@@ -137,6 +137,7 @@ FailureOr<rt::FunctionSignature> getSignature(func::FuncOp func) {
         convert(t, "argument " + std::to_string(i), name);
     if (failed(spec))
       return failure();
+    spec->parameter = bool(func.getArgAttrOfType<StringAttr>(i, "fx.param"));
     sig.inputs.push_back(*spec);
   }
   for (auto [i, t] : llvm::enumerate(func.getResultTypes())) {

@@ -9,10 +9,10 @@
 
 #include "fx/Compiler/CpuCompiler.h"
 #include "fx/Compiler/VulkanCompiler.h"
+#include "fx/Runtime/Artifact.h"
 #include "fx/Runtime/CpuFunction.h"
-#include "fx/Runtime/NumpyIO.h"
 #include "fx/Runtime/Parallel.h"
-#include "fx/Runtime/Safetensors.h"
+#include "fx/Runtime/Runner.h"
 #include "fx/Runtime/VulkanRuntime.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -24,11 +24,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <functional>
-#include <random>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -66,6 +62,11 @@ static cl::opt<std::string> dumpSpirv(
     cl::desc("Vulkan: write each kernel's SPIR-V to DIR/<n>-<kernel>.spv "
              "(for spirv-val or spirv-dis)"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> saveArtifact(
+    "save-artifact",
+    cl::desc("Vulkan: also write the compiled program with its signature to "
+             "this artifact, which fxrt-run runs without MLIR"),
+    cl::value_desc("file.fxa"), cl::cat(category));
 static cl::opt<bool>
     profile("profile",
             cl::desc("Vulkan: time every dispatch and copy of one run with "
@@ -135,74 +136,9 @@ static cl::opt<bool> printOutputs("print",
 
 namespace {
 
-/// Exit codes: 0 success, 1 outputs differ from --expect, 2 any error.
-constexpr int kMismatch = 1, kError = 2;
-
 int fail(const std::string &message) {
   llvm::errs() << "fx-run: error: " << message << "\n";
-  return kError;
-}
-
-/// Seeded random data of `spec`: floats uniform in [-1, 1), integers in
-/// [0, 10), bools 50/50.
-rt::Tensor makeRandom(const rt::TensorSpec &spec, std::mt19937_64 &rng) {
-  rt::Tensor t = rt::Tensor::allocate(spec.dtype, spec.shape);
-  size_t n = t.numel();
-  switch (spec.dtype) {
-  case rt::DType::F32:
-  case rt::DType::F16:
-  case rt::DType::BF16: {
-    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-    rt::Tensor f = rt::Tensor::allocate(rt::DType::F32, spec.shape);
-    for (size_t i = 0; i < n; ++i)
-      f.dataAs<float>()[i] = dist(rng);
-    return spec.dtype == rt::DType::F32 ? f : f.castTo(spec.dtype).take();
-  }
-  case rt::DType::I64:
-  case rt::DType::I32: {
-    std::uniform_int_distribution<int64_t> dist(0, 9);
-    rt::Tensor l = rt::Tensor::allocate(rt::DType::I64, spec.shape);
-    for (size_t i = 0; i < n; ++i)
-      l.dataAs<int64_t>()[i] = dist(rng);
-    return spec.dtype == rt::DType::I64 ? l : l.castTo(spec.dtype).take();
-  }
-  default: {
-    std::bernoulli_distribution dist(0.5);
-    for (size_t i = 0; i < n; ++i)
-      static_cast<uint8_t *>(t.data())[i] = dist(rng);
-    return t;
-  }
-  }
-}
-
-struct Comparison {
-  double maxAbs = 0, maxRel = 0;
-  size_t mismatches = 0;
-};
-
-/// numpy.allclose-style comparison (NaN matches NaN).
-Comparison compare(const rt::Tensor &got, const rt::Tensor &want) {
-  Comparison c;
-  for (size_t i = 0; i < got.numel(); ++i) {
-    double a = got.getAsDouble(i), b = want.getAsDouble(i);
-    if (std::isnan(a) && std::isnan(b))
-      continue;
-    double abs = std::fabs(a - b);
-    if (std::isnan(abs) || abs > absTolerance + relTolerance * std::fabs(b))
-      ++c.mismatches;
-    if (std::isnan(abs))
-      abs = INFINITY;
-    c.maxAbs = std::max(c.maxAbs, abs);
-    if (b != 0)
-      c.maxRel = std::max(c.maxRel, abs / std::fabs(b));
-  }
-  return c;
-}
-
-double msSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(
-             std::chrono::steady_clock::now() - start)
-      .count();
+  return rt::kExitError;
 }
 
 } // namespace
@@ -238,6 +174,9 @@ int main(int argc, char **argv) {
     return fail("unknown --target '" + target + "' (supported: cpu, vulkan)");
   if (profile && target != "vulkan")
     return fail("--profile needs --target=vulkan");
+  if (!saveArtifact.empty() && target != "vulkan")
+    return fail("--save-artifact: CPU code in artifacts is not supported yet; "
+                "use --target=vulkan");
 
   DialectRegistry registry;
   fx::registerCpuCompilerDependencies(registry);
@@ -253,88 +192,42 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
   if (!module)
-    return kError;
+    return rt::kExitError;
   func::FuncOp func = fx::findEntry(*module, entry);
   if (!func)
-    return kError;
+    return rt::kExitError;
 
   // Bind every argument: parameters from --weights, others from --input or
   // random data.
-  std::optional<rt::SafetensorsFile> weightFile;
-  if (!weights.empty()) {
-    auto opened = rt::SafetensorsFile::open(weights);
-    if (!opened.isOk())
-      return fail(opened.message());
-    weightFile.emplace(opened.take());
-  }
-  size_t numInputs = 0;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (!func.getArgAttrOfType<StringAttr>(i, "fx.param"))
-      ++numInputs;
-  if (!inputs.empty() && inputs.size() != numInputs)
-    return fail("'" + func.getName().str() + "' takes " +
-                std::to_string(numInputs) + " inputs besides parameters, but " +
-                std::to_string(inputs.size()) + " --input files were given");
-  std::mt19937_64 rng(seed);
-  std::vector<rt::Tensor> args;
-  std::vector<std::vector<int64_t>> shapes;
-  size_t nextInput = 0;
+  std::vector<rt::TensorSpec> argumentSpecs;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
     std::optional<rt::DType> dtype =
         type ? fx::toDType(type.getElementType()) : std::nullopt;
-    std::string what = "argument " + std::to_string(i);
     if (!dtype)
-      return fail(what + " has a type with no runtime dtype");
-    rt::Tensor tensor;
-    std::string source;
+      return fail("argument " + std::to_string(i) +
+                  " has a type with no runtime dtype");
+    rt::TensorSpec spec{"", *dtype, {}};
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      spec.shape.push_back(type.isDynamicDim(d) ? rt::kDynamicDim
+                                                : type.getDimSize(d));
     if (auto param = func.getArgAttrOfType<StringAttr>(i, "fx.param")) {
-      what += " (parameter '" + param.str() + "')";
-      if (!weightFile)
-        return fail(what + " needs a weights file: pass --weights");
-      if (!weightFile->contains(param.str()))
-        return fail(what + " is not in " + weights);
-      auto t = weightFile->get(param.str());
-      if (!t.isOk())
-        return fail(t.message());
-      tensor = t.take();
-      source = weights;
-    } else if (!inputs.empty()) {
-      source = inputs[nextInput++];
-      auto t = rt::readNpy(source);
-      if (!t.isOk())
-        return fail(t.message());
-      tensor = t.take();
-      what = "input " + std::to_string(nextInput - 1) + " (argument " +
-             std::to_string(i) + ")";
-    } else {
-      if (!type.hasStaticShape())
-        return fail(what + " has dynamic dimensions (" + [&] {
-          std::string s;
-          llvm::raw_string_ostream os(s);
-          os << type;
-          return s;
-        }() + "); give its data with --input");
-      tensor = makeRandom(
-          rt::TensorSpec{"", *dtype, std::vector<int64_t>(type.getShape())},
-          rng);
+      spec.name = param.str();
+      spec.parameter = true;
     }
-    if (tensor.dtype() != *dtype)
-      return fail(what + " expects dtype " + rt::dtypeName(*dtype) + " but " +
-                  source + " holds " + rt::dtypeName(tensor.dtype()));
-    bool fits = type.getRank() == static_cast<int64_t>(tensor.rank());
-    for (size_t d = 0; fits && d < tensor.rank(); ++d)
-      fits = type.isDynamicDim(d) || type.getDimSize(d) == tensor.shape()[d];
-    if (!fits) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      os << type;
-      return fail(what + " expects " + s + " but " + source + " has shape " +
-                  tensor.shapeString());
-    }
-    shapes.push_back(tensor.shape());
-    args.push_back(std::move(tensor));
+    argumentSpecs.push_back(std::move(spec));
   }
+  rt::ArgumentSources sources;
+  sources.weights = weights;
+  sources.inputs = inputs;
+  sources.seed = seed;
+  auto bound = rt::bindArguments(func.getName().str(), argumentSpecs, sources);
+  if (!bound.isOk())
+    return fail(bound.message());
+  std::vector<rt::Tensor> args = bound.take();
+  std::vector<std::vector<int64_t>> shapes;
+  for (const rt::Tensor &arg : args)
+    shapes.push_back(arg.shape());
 
   // Compile only the entry point and what it calls.
   auto compileStart = std::chrono::steady_clock::now();
@@ -342,18 +235,13 @@ int main(int argc, char **argv) {
     if (other != func && SymbolTable::symbolKnownUseEmpty(other, *module))
       other.erase();
   if (failed(fx::specializeArguments(func, shapes)))
-    return kError;
+    return rt::kExitError;
   FailureOr<rt::FunctionSignature> signature = fx::getSignature(func);
   if (failed(signature))
-    return kError;
+    return rt::kExitError;
   std::string entryName = func.getName().str();
   // What runs the compiled graph, whichever the target.
-  std::function<rt::Result<std::vector<rt::Tensor>>(
-      const std::vector<rt::Tensor> &)>
-      run;
-  std::function<rt::Status(const std::vector<rt::Tensor> &,
-                           std::vector<rt::Tensor> &)>
-      runInto;
+  rt::Executor executor;
   std::unique_ptr<fx::JitModule> jitModule;
   std::optional<rt::CpuFunction> cpuFunction;
   std::shared_ptr<rt::vk::Context> vulkanContext;
@@ -372,17 +260,17 @@ int main(int argc, char **argv) {
     }
     auto jit = fx::JitModule::compile(*module, options);
     if (failed(jit))
-      return kError;
+      return rt::kExitError;
     jitModule = std::move(*jit);
     auto packed = jitModule->lookup(entryName);
     if (!packed)
       return fail(llvm::toString(packed.takeError()));
     cpuFunction.emplace(*packed, *signature);
-    run = [&](const std::vector<rt::Tensor> &in) {
+    executor.run = [&](const std::vector<rt::Tensor> &in) {
       return cpuFunction->run(in);
     };
-    runInto = [&](const std::vector<rt::Tensor> &in,
-                  std::vector<rt::Tensor> &out) {
+    executor.runInto = [&](const std::vector<rt::Tensor> &in,
+                           std::vector<rt::Tensor> &out) {
       return cpuFunction->runInto(in, out);
     };
   } else {
@@ -399,7 +287,7 @@ int main(int argc, char **argv) {
     FailureOr<rt::vk::Program> program =
         fx::compileForVulkan(*module, entryName, *signature, options);
     if (failed(program))
-      return kError;
+      return rt::kExitError;
     if (!dumpSpirv.empty()) {
       if (std::error_code ec = llvm::sys::fs::create_directories(dumpSpirv))
         return fail("cannot create '" + dumpSpirv + "': " + ec.message());
@@ -414,6 +302,13 @@ int main(int argc, char **argv) {
                  kernel.spirv.size() * sizeof(uint32_t));
       }
     }
+    if (!saveArtifact.empty()) {
+      rt::Artifact artifact;
+      artifact.producer = "fx-run (fx-mlir)";
+      artifact.entries.push_back({entryName, *signature, *program});
+      if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
+        return fail(s.message());
+    }
     auto loaded = rt::vk::Executable::load(vulkanContext, std::move(*program));
     if (!loaded.isOk())
       return fail(loaded.message());
@@ -422,121 +317,33 @@ int main(int argc, char **argv) {
       rt::Status s = executable->enableProfiling();
       if (!s.isOk())
         return fail(s.message());
+      executor.lastProfile = [&] { return executable->lastProfile(); };
     }
-    run = [&](const std::vector<rt::Tensor> &in) {
+    executor.run = [&](const std::vector<rt::Tensor> &in) {
       return executable->run(in);
     };
-    runInto = [&](const std::vector<rt::Tensor> &in,
-                  std::vector<rt::Tensor> &out) {
+    executor.runInto = [&](const std::vector<rt::Tensor> &in,
+                           std::vector<rt::Tensor> &out) {
       return executable->runInto(in, out);
     };
-  }
-  double compileMs = msSince(compileStart);
-
-  // Run.
-  auto result = run(args);
-  if (!result.isOk())
-    return fail(result.message());
-  std::vector<rt::Tensor> outputs = result.take();
-  if (bench > 0) {
-    for (int i = 0; i < 3; ++i)
-      if (rt::Status s = runInto(args, outputs); !s.isOk())
-        return fail(s.message());
-    std::vector<double> times;
-    for (unsigned i = 0; i < bench; ++i) {
-      auto start = std::chrono::steady_clock::now();
-      if (rt::Status s = runInto(args, outputs); !s.isOk())
-        return fail(s.message());
-      times.push_back(msSince(start));
-    }
-    std::sort(times.begin(), times.end());
-    llvm::outs() << llvm::format(
-        "compile: %.1f ms\nrun (%u runs): median %.4f ms, min %.4f ms, max "
-        "%.4f ms\n",
-        compileMs, unsigned(bench), times[times.size() / 2], times.front(),
-        times.back());
-  }
-  if (profile) {
-    auto steps = executable->lastProfile();
-    if (!steps.isOk())
-      return fail(steps.message());
-    double total = 0;
-    for (const rt::vk::StepTime &step : steps.value())
-      total += step.microseconds;
-    llvm::outs() << llvm::format("profile: %zu steps, %.1f us on the GPU\n",
-                                 steps.value().size(), total);
-    for (auto [i, step] : llvm::enumerate(steps.value()))
-      llvm::outs() << llvm::format(
-                          "  %4zu %10.1f us  %5.1f%%  ", i, step.microseconds,
-                          total > 0 ? 100 * step.microseconds / total : 0.0)
-                   << step.name << "\n";
-  }
-  if (vulkanContext && vulkanContext->validationErrors() > 0)
-    return fail(std::to_string(vulkanContext->validationErrors()) +
-                " Vulkan validation error(s) (printed above)");
-  if (printOutputs) {
-    for (auto [i, t] : llvm::enumerate(outputs)) {
-      double sum = 0;
-      for (size_t j = 0; j < t.numel(); ++j)
-        sum += t.getAsDouble(j);
-      llvm::outs() << "output " << i << ": " << rt::dtypeName(t.dtype())
-                   << t.shapeString() << " sum " << sum << "\n";
-    }
+    executor.validationErrors = [&] {
+      return vulkanContext->validationErrors();
+    };
   }
 
-  if (!output.empty()) {
-    rt::Status s = rt::Status::ok();
-    if (outputs.size() == 1 && StringRef(output).ends_with(".npy")) {
-      s = rt::writeNpy(output, outputs.front());
-    } else if (StringRef(output).ends_with(".npz")) {
-      std::vector<std::pair<std::string, rt::Tensor>> named;
-      for (auto [i, t] : llvm::enumerate(outputs))
-        named.push_back({"output" + std::to_string(i), t});
-      s = rt::writeNpz(output, named);
-    } else {
-      return fail("--output must end in .npz for " +
-                  std::to_string(outputs.size()) + " outputs, or .npy for one");
-    }
-    if (!s.isOk())
-      return fail(s.message());
-  }
-
-  if (!expect.empty()) {
-    std::vector<rt::Tensor> refs;
-    if (StringRef(expect).ends_with(".npz")) {
-      auto loaded = rt::readNpz(expect);
-      if (!loaded.isOk())
-        return fail(loaded.message());
-      for (auto &entry : loaded.value())
-        refs.push_back(entry.second);
-    } else {
-      auto loaded = rt::readNpy(expect);
-      if (!loaded.isOk())
-        return fail(loaded.message());
-      refs.push_back(loaded.take());
-    }
-    if (refs.size() != outputs.size())
-      return fail(expect + " holds " + std::to_string(refs.size()) +
-                  " arrays but the function has " +
-                  std::to_string(outputs.size()) + " outputs");
-    bool ok = true;
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      if (refs[i].shape() != outputs[i].shape())
-        return fail("output " + std::to_string(i) + " has shape " +
-                    outputs[i].shapeString() + " but the expected array has " +
-                    refs[i].shapeString());
-      Comparison c = compare(outputs[i], refs[i]);
-      llvm::outs() << llvm::format(
-          "output %zu: max abs error %.3g, max rel error %.3g, %zu of %zu "
-          "elements outside rtol=%g atol=%g\n",
-          i, c.maxAbs, c.maxRel, c.mismatches, outputs[i].numel(),
-          double(relTolerance), double(absTolerance));
-      ok &= c.mismatches == 0;
-    }
-    llvm::outs() << (ok ? "PASS\n"
-                        : "FAIL: outputs differ from " + expect + "\n");
-    if (!ok)
-      return kMismatch;
-  }
-  return 0;
+  rt::RunOptions runOptions;
+  runOptions.bench = bench;
+  runOptions.prepareLabel = "compile";
+  runOptions.prepareMs = rt::millisecondsSince(compileStart);
+  runOptions.print = printOutputs;
+  runOptions.output = output;
+  runOptions.expect = expect;
+  runOptions.rtol = relTolerance;
+  runOptions.atol = absTolerance;
+  auto passed =
+      rt::runAndReport(executor, args, runOptions,
+                       [](std::string_view text) { llvm::outs() << text; });
+  if (!passed.isOk())
+    return fail(passed.message());
+  return passed.value() ? 0 : rt::kExitMismatch;
 }

@@ -22,9 +22,19 @@ struct TensorSpec {
   std::string name;
   DType dtype;
   std::vector<int64_t> shape;
+  /// An input bound from the model's weights by `name` (an argument tagged
+  /// {fx.param = "name"}) rather than given by the caller. Always false for
+  /// outputs.
+  bool parameter = false;
 
   /// E.g. "f32[2, 3]".
   std::string str() const;
+
+  bool operator==(const TensorSpec &other) const {
+    return name == other.name && dtype == other.dtype && shape == other.shape &&
+           parameter == other.parameter;
+  }
+  bool operator!=(const TensorSpec &other) const { return !(*this == other); }
 };
 
 /// Inputs (in argument order) and outputs of a compiled entry point.
@@ -39,6 +49,13 @@ struct FunctionSignature {
                         const std::vector<Tensor> &outputs) const;
   /// Zero-filled tensors for the outputs.
   Result<std::vector<Tensor>> allocateOutputs() const;
+
+  bool operator==(const FunctionSignature &other) const {
+    return inputs == other.inputs && outputs == other.outputs;
+  }
+  bool operator!=(const FunctionSignature &other) const {
+    return !(*this == other);
+  }
 };
 
 /// The calling convention of compiled graphs: the packed wrapper of

@@ -15,6 +15,7 @@
 #include "fx/Runtime/CpuFunction.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -89,6 +90,29 @@ struct Program {
   /// ...): loading fails, naming the feature, on a device without one.
   std::vector<std::string> requiredFeatures;
 };
+
+/// The SPIR-V magic number, the first word of every module.
+constexpr uint32_t kSpirvMagic = 0x07230203u;
+
+/// Checks `program`'s internal consistency without a device: every kernel is
+/// SPIR-V with a compute entry point of its name, Input and Output buffers
+/// name positions of the signature (each output exactly one buffer) and
+/// hold their tensors, constant data fits its buffer, dispatches name existing
+/// kernels and bind as many existing buffers as the kernel has bindings, copies
+/// stay inside their buffers and do not overlap themselves, and steps name
+/// existing dispatches and copies. Errors start with "invalid Vulkan program:
+/// ". Executable::load and the artifact reader both run it, so a compiler bug
+/// or a damaged file is an error message instead of a device fault.
+Status validateProgram(const Program &program);
+
+/// Whether `spirv` declares a GLCompute entry point named `name` (false for
+/// malformed SPIR-V).
+bool hasComputeEntryPoint(const std::vector<uint32_t> &spirv,
+                          const std::string &name);
+
+/// Buffer `index` of `program` for messages: "buffer 3 (input 0 'x')",
+/// "buffer 5 (output 1)", "buffer 2 (constant)" or "buffer 4".
+std::string describeBuffer(const Program &program, size_t index);
 
 } // namespace fx::rt::vk
 

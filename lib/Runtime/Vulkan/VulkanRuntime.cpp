@@ -1049,33 +1049,6 @@ struct DeviceBuffer {
   VkDeviceSize size = 0;
 };
 
-/// Whether `spirv` declares a GLCompute entry point named `name`. Checked
-/// before pipeline creation: some drivers (lavapipe) crash on a missing one
-/// instead of failing.
-bool hasComputeEntryPoint(const std::vector<uint32_t> &spirv,
-                          const std::string &name) {
-  constexpr uint32_t opEntryPoint = 15, executionModelGLCompute = 5;
-  // Instructions start after the 5-word header; each begins with its word
-  // count (high half) and opcode (low half).
-  for (size_t at = 5; at < spirv.size();) {
-    uint32_t words = spirv[at] >> 16, opcode = spirv[at] & 0xffff;
-    if (words == 0 || at + words > spirv.size())
-      return false;
-    // OpEntryPoint: model, function id, then the name, nul-terminated and
-    // padded to whole words.
-    if (opcode == opEntryPoint && words >= 4 &&
-        spirv[at + 1] == executionModelGLCompute) {
-      const char *text = reinterpret_cast<const char *>(&spirv[at + 3]);
-      size_t maxLength = (words - 3) * sizeof(uint32_t);
-      size_t length = strnlen(text, maxLength);
-      if (length < maxLength && std::string_view(text, length) == name)
-        return true;
-    }
-    at += words;
-  }
-  return false;
-}
-
 /// The allocated size of program buffer `bytes`: Vulkan has no empty
 /// buffers and fills whole words.
 VkDeviceSize allocationSize(uint64_t bytes) {
@@ -1090,25 +1063,6 @@ const VkAccessFlags kAnyAccess =
 const VkPipelineStageFlags kStages =
     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
-std::string bufferName(const Program &program, size_t index) {
-  const Buffer &buffer = program.buffers[index];
-  std::string name = "buffer " + std::to_string(index);
-  switch (buffer.kind) {
-  case Buffer::Kind::Input:
-    name += " (input " + std::to_string(buffer.index);
-    if (buffer.index < program.signature.inputs.size() &&
-        !program.signature.inputs[buffer.index].name.empty())
-      name += " '" + program.signature.inputs[buffer.index].name + "'";
-    return name + ")";
-  case Buffer::Kind::Output:
-    return name + " (output " + std::to_string(buffer.index) + ")";
-  case Buffer::Kind::Constant:
-    return name + " (constant)";
-  case Buffer::Kind::Temporary:
-    return name;
-  }
-  return name;
-}
 } // namespace
 
 struct Executable::Impl {
@@ -1157,7 +1111,6 @@ struct Executable::Impl {
   Impl &operator=(const Impl &) = delete;
   ~Impl();
 
-  Status validate() const;
   Status checkDevice() const;
   Status createPipelines();
   Result<VkBuffer> createVkBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
@@ -1211,95 +1164,6 @@ Executable::Impl::~Impl() {
   for (VkShaderModule module : modules)
     if (module)
       fn.vkDestroyShaderModule(device, module, nullptr);
-}
-
-/// The program's internal consistency: indices in range, bindings matching
-/// kernels, copies inside their buffers. A compiler bug caught here is an
-/// error message instead of a device fault.
-Status Executable::Impl::validate() const {
-  const Program &p = program;
-  auto fail = [](const std::string &message) {
-    return Status::error("invalid Vulkan program: " + message);
-  };
-  for (size_t k = 0; k < p.kernels.size(); ++k) {
-    const Kernel &kernel = p.kernels[k];
-    if (kernel.spirv.size() < 5 || kernel.spirv[0] != 0x07230203u)
-      return fail("kernel '" + kernel.name + "' is not SPIR-V");
-    if (!hasComputeEntryPoint(kernel.spirv, kernel.entryPoint))
-      return fail("kernel '" + kernel.name +
-                  "' has no compute entry point named '" + kernel.entryPoint +
-                  "'");
-  }
-  std::vector<int> outputBuffers(p.signature.outputs.size(), 0);
-  for (size_t b = 0; b < p.buffers.size(); ++b) {
-    const Buffer &buffer = p.buffers[b];
-    if (buffer.kind == Buffer::Kind::Input &&
-        buffer.index >= p.signature.inputs.size())
-      return fail(bufferName(p, b) + ": the signature has only " +
-                  std::to_string(p.signature.inputs.size()) + " inputs");
-    if (buffer.kind == Buffer::Kind::Output) {
-      if (buffer.index >= p.signature.outputs.size())
-        return fail(bufferName(p, b) + ": the signature has only " +
-                    std::to_string(p.signature.outputs.size()) + " outputs");
-      ++outputBuffers[buffer.index];
-    }
-    if (buffer.kind == Buffer::Kind::Constant &&
-        buffer.data.size() > buffer.bytes)
-      return fail(bufferName(p, b) + " has " +
-                  std::to_string(buffer.data.size()) + " bytes of data for " +
-                  std::to_string(buffer.bytes) + " bytes");
-  }
-  for (size_t o = 0; o < outputBuffers.size(); ++o)
-    if (outputBuffers[o] != 1)
-      return fail("output " + std::to_string(o) + " has " +
-                  std::to_string(outputBuffers[o]) + " buffers, expected 1");
-  for (size_t d = 0; d < p.dispatches.size(); ++d) {
-    const Dispatch &dispatch = p.dispatches[d];
-    if (dispatch.kernel >= p.kernels.size())
-      return fail("dispatch " + std::to_string(d) + " runs kernel " +
-                  std::to_string(dispatch.kernel) + " of " +
-                  std::to_string(p.kernels.size()));
-    const Kernel &kernel = p.kernels[dispatch.kernel];
-    if (dispatch.buffers.size() != kernel.numBindings)
-      return fail("dispatch " + std::to_string(d) + " of kernel '" +
-                  kernel.name + "' binds " +
-                  std::to_string(dispatch.buffers.size()) +
-                  " buffers; the kernel has " +
-                  std::to_string(kernel.numBindings) + " bindings");
-    for (uint32_t b : dispatch.buffers)
-      if (b >= p.buffers.size())
-        return fail("dispatch " + std::to_string(d) + " binds buffer " +
-                    std::to_string(b) + " of " +
-                    std::to_string(p.buffers.size()));
-  }
-  for (size_t c = 0; c < p.copies.size(); ++c) {
-    const Copy &copy = p.copies[c];
-    std::string what = "copy " + std::to_string(c);
-    if (copy.source >= p.buffers.size() || copy.target >= p.buffers.size())
-      return fail(what + " names a buffer out of range");
-    auto inside = [](uint64_t offset, uint64_t bytes, uint64_t size) {
-      return offset <= size && bytes <= size - offset;
-    };
-    if (!inside(copy.sourceOffset, copy.bytes, p.buffers[copy.source].bytes) ||
-        !inside(copy.targetOffset, copy.bytes, p.buffers[copy.target].bytes))
-      return fail(what + " of " + std::to_string(copy.bytes) +
-                  " bytes reaches past the end of its buffers");
-    if (copy.source == copy.target && copy.bytes &&
-        copy.sourceOffset < copy.targetOffset + copy.bytes &&
-        copy.targetOffset < copy.sourceOffset + copy.bytes)
-      return fail(what + " copies between overlapping ranges of " +
-                  bufferName(p, copy.source));
-  }
-  for (size_t s = 0; s < p.steps.size(); ++s) {
-    const Step &step = p.steps[s];
-    size_t limit = step.kind == Step::Kind::Dispatch ? p.dispatches.size()
-                                                     : p.copies.size();
-    if (step.index >= limit)
-      return fail("step " + std::to_string(s) + " refers to " +
-                  (step.kind == Step::Kind::Dispatch ? "dispatch " : "copy ") +
-                  std::to_string(step.index) + " of " + std::to_string(limit));
-  }
-  return Status::ok();
 }
 
 /// The program against the device: features and limits.
@@ -1366,13 +1230,13 @@ Status Executable::Impl::checkDevice() const {
     VkDeviceSize size = allocationSize(program.buffers[b].bytes);
     if (bound[b] && size > limits.maxStorageBufferRange)
       return Status::error(
-          bufferName(program, b) + " is " + std::to_string(size) +
+          describeBuffer(program, b) + " is " + std::to_string(size) +
           " bytes; the Vulkan device '" + info.name + "' binds at most " +
           std::to_string(limits.maxStorageBufferRange) +
           " bytes (maxStorageBufferRange)");
     if (size > ctx.probe.maxMemoryAllocationSize)
       return Status::error(
-          bufferName(program, b) + " is " + std::to_string(size) +
+          describeBuffer(program, b) + " is " + std::to_string(size) +
           " bytes; the Vulkan device '" + info.name + "' allocates at most " +
           std::to_string(ctx.probe.maxMemoryAllocationSize) +
           " bytes at once (maxMemoryAllocationSize)");
@@ -1603,7 +1467,7 @@ Status Executable::Impl::allocateBuffers() {
     if (hostAccess)
       required |= hostFlags;
     if (Status s = add(buffers[b], size, storageUsage, required, 0, hostAccess,
-                       bufferName(program, b));
+                       describeBuffer(program, b));
         !s.isOk())
       return s;
     if (!useStaging || (buffer.kind != Buffer::Kind::Input &&
@@ -1616,7 +1480,7 @@ Status Executable::Impl::allocateBuffers() {
                                           : 0;
     if (Status s = add(staging[b], size, stagingUsage, hostFlags, preferred,
                        /*hostAccess=*/true,
-                       "the staging buffer of " + bufferName(program, b));
+                       "the staging buffer of " + describeBuffer(program, b));
         !s.isOk())
       return s;
   }
@@ -1985,7 +1849,7 @@ Executable::load(std::shared_ptr<Context> context, Program program) {
     return Status::error("Vulkan device lost");
   auto impl = std::make_unique<Impl>(std::move(context));
   impl->program = std::move(program);
-  if (Status s = impl->validate(); !s.isOk())
+  if (Status s = validateProgram(impl->program); !s.isOk())
     return s;
   if (Status s = impl->checkDevice(); !s.isOk())
     return s;

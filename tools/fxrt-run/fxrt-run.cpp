@@ -1,0 +1,337 @@
+//===- fxrt-run.cpp - run a compiled artifact without the compiler --------===//
+//
+// Loads one entry of an artifact (.fxa, written by fx-run --save-artifact)
+// onto a Vulkan device and runs it the way fx-run runs a compiled function:
+// the same arguments, messages and exit codes. It links only the runtime
+// (no LLVM or MLIR), so it has its own small argument parser instead of
+// llvm::cl.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Runtime/Artifact.h"
+#include "fx/Runtime/Runner.h"
+#include "fx/Runtime/VulkanRuntime.h"
+
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rt = fx::rt;
+
+namespace {
+
+const char *const kHelp =
+    R"(fxrt-run: run a compiled fx-mlir artifact on a Vulkan device, without the
+compiler
+
+  fxrt-run [options] <model.fxa>
+  fxrt-run --list-devices
+
+  fxrt-run model.fxa --weights model.safetensors --input x.npy \
+           --output y.npy --expect ref.npy --bench 20
+  fxrt-run model.fxa --profile
+
+Artifacts come from `fx-run model.mlir --target vulkan --save-artifact
+model.fxa`. Inputs that are model parameters are bound from --weights by
+name; the others take the --input files in order (or seeded random data if
+no --input is given).
+Exit codes: 0 ok, 1 outputs differ from --expect, 2 error.
+
+Options (give values as `--flag VALUE` or `--flag=VALUE`):
+  --entry NAME           Entry point to run (default: the only one)
+  --weights FILE         Bind parameter inputs from this .safetensors file,
+                         by name
+  --input FILE           A .npy file for the next non-parameter input, in
+                         order (repeat the flag). Without any, seeded random
+                         inputs are made
+  --seed N               Seed of the random inputs (default 0)
+  --output FILE          Write the outputs: one to .npy, several (or any) to
+                         .npz as output0, output1, ...
+  --expect FILE          Compare the outputs with a .npy (one output) or .npz
+                         (outputs in order); exit code 1 on mismatch
+  --rtol X               Relative tolerance of --expect (default 1e-5)
+  --atol X               Absolute tolerance of --expect (default 1e-6)
+  --bench N              Time N runs after 3 warm-up runs; print median, min
+                         and max, and the load time
+  --profile              Time every dispatch and copy of one run with GPU
+                         timestamps and print the table
+  --print                Print a summary (dtype, shape, sum) of each output
+  --device N             Vulkan device index from --list-devices (default:
+                         FX_VULKAN_DEVICE, else the first discrete GPU,
+                         else 0)
+  --vulkan-validation    Run under the Khronos validation layer (also
+                         FX_VULKAN_VALIDATION=1); validation errors fail the
+                         run
+  --list-devices         List the Vulkan devices and what they support, then
+                         exit
+  --help, -h             Print this help and exit
+
+Pipelines are cached in ~/.cache/fx-mlir (FX_VULKAN_CACHE_DIR).
+)";
+
+int fail(const std::string &message) {
+  std::fprintf(stderr, "fxrt-run: error: %s\n", message.c_str());
+  return rt::kExitError;
+}
+
+struct Options {
+  std::string artifact, entry, weights, output, expect;
+  std::vector<std::string> inputs;
+  double rtol = 1e-5, atol = 1e-6;
+  unsigned seed = 0, bench = 0;
+  int device = -1;
+  bool profile = false, validation = false, print = false, listDevices = false,
+       help = false;
+};
+
+/// `text` as an integer in [0, max]; `flag` names it in the error.
+rt::Status parseUnsigned(const std::string &flag, const std::string &text,
+                         unsigned long long max, unsigned long long &out) {
+  bool digits = !text.empty() && text.size() <= 20 &&
+                text.find_first_not_of("0123456789") == std::string::npos;
+  errno = 0;
+  out = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+  if (!digits || errno == ERANGE || out > max)
+    return rt::Status::error(flag + " expects an integer from 0 to " +
+                             std::to_string(max) + ", got '" + text + "'");
+  return rt::Status::ok();
+}
+
+rt::Status parseDouble(const std::string &flag, const std::string &text,
+                       double &out) {
+  char *end = nullptr;
+  errno = 0;
+  out = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(out))
+    return rt::Status::error(flag + " expects a number, got '" + text + "'");
+  return rt::Status::ok();
+}
+
+/// One command-line flag: whether it takes a value, and what sets it.
+struct Flag {
+  const char *name;
+  bool takesValue;
+  std::function<rt::Status(const std::string &flag, const std::string &value)>
+      set;
+};
+
+rt::Status parseArguments(int argc, char **argv, Options &o) {
+  auto text = [](std::string &field) {
+    return [&field](const std::string &, const std::string &value) {
+      field = value;
+      return rt::Status::ok();
+    };
+  };
+  auto flag = [](bool &field) {
+    return [&field](const std::string &, const std::string &) {
+      field = true;
+      return rt::Status::ok();
+    };
+  };
+  auto number = [](double &field) {
+    return [&field](const std::string &name, const std::string &value) {
+      return parseDouble(name, value, field);
+    };
+  };
+  auto count = [](unsigned &field) {
+    return [&field](const std::string &name, const std::string &value) {
+      unsigned long long parsed;
+      rt::Status s = parseUnsigned(name, value, UINT_MAX, parsed);
+      field = unsigned(parsed);
+      return s;
+    };
+  };
+  const std::vector<Flag> flags = {
+      {"entry", true, text(o.entry)},
+      {"weights", true, text(o.weights)},
+      {"input", true,
+       [&](const std::string &, const std::string &value) {
+         o.inputs.push_back(value);
+         return rt::Status::ok();
+       }},
+      {"output", true, text(o.output)},
+      {"expect", true, text(o.expect)},
+      {"rtol", true, number(o.rtol)},
+      {"atol", true, number(o.atol)},
+      {"seed", true, count(o.seed)},
+      {"bench", true, count(o.bench)},
+      {"device", true,
+       [&](const std::string &name, const std::string &value) {
+         unsigned long long parsed;
+         rt::Status s = parseUnsigned(name, value, INT_MAX, parsed);
+         o.device = int(parsed);
+         return s;
+       }},
+      {"profile", false, flag(o.profile)},
+      {"vulkan-validation", false, flag(o.validation)},
+      {"print", false, flag(o.print)},
+      {"list-devices", false, flag(o.listDevices)},
+      {"help", false, flag(o.help)},
+      {"h", false, flag(o.help)},
+  };
+
+  bool onlyPositionals = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (onlyPositionals || arg.size() < 2 || arg[0] != '-') {
+      if (!o.artifact.empty())
+        return rt::Status::error("more than one artifact given: '" +
+                                 o.artifact + "' and '" + arg + "'");
+      o.artifact = arg;
+      continue;
+    }
+    if (arg == "--") {
+      onlyPositionals = true;
+      continue;
+    }
+    // Like llvm::cl: `-flag` and `--flag`, values after `=` or as the next
+    // argument.
+    std::string name = arg.substr(arg[1] == '-' ? 2 : 1);
+    std::optional<std::string> value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    }
+    const Flag *match = nullptr;
+    for (const Flag &f : flags)
+      if (name == f.name)
+        match = &f;
+    if (!match)
+      return rt::Status::error("unknown option '" + arg +
+                               "' (see fxrt-run --help)");
+    std::string shown = "--" + name;
+    if (!match->takesValue && value)
+      return rt::Status::error(shown + " takes no value");
+    if (match->takesValue && !value) {
+      if (i + 1 == argc)
+        return rt::Status::error(shown + " needs a value");
+      value = argv[++i];
+    }
+    if (rt::Status s = match->set(shown, value.value_or("")); !s.isOk())
+      return s;
+  }
+  return rt::Status::ok();
+}
+
+/// The entry to run: `name`, or the only one.
+rt::Result<const rt::ArtifactEntry *> selectEntry(const rt::Artifact &artifact,
+                                                  const std::string &path,
+                                                  const std::string &name) {
+  std::string names;
+  for (const rt::ArtifactEntry &entry : artifact.entries)
+    names += (names.empty() ? "" : ", ") + entry.name;
+  if (!name.empty()) {
+    if (const rt::ArtifactEntry *entry = artifact.find(name))
+      return entry;
+    return rt::Status::error(path + " has no entry named '" + name +
+                             "' (it has: " + names + ")");
+  }
+  if (artifact.entries.empty())
+    return rt::Status::error(path + " has no entries");
+  if (artifact.entries.size() > 1)
+    return rt::Status::error(
+        path + " has " + std::to_string(artifact.entries.size()) +
+        " entries (" + names + "); choose one with --entry");
+  return &artifact.entries.front();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (rt::Status s = parseArguments(argc, argv, options); !s.isOk())
+    return fail(s.message());
+  if (options.help) {
+    std::fputs(kHelp, stdout);
+    return rt::kExitOk;
+  }
+  if (options.listDevices) {
+    auto devices = rt::vk::Context::listDevices();
+    if (!devices.isOk())
+      return fail(devices.message());
+    for (const rt::vk::DeviceInfo &info : devices.value())
+      std::fputs(info.describe().c_str(), stdout);
+    return rt::kExitOk;
+  }
+  if (options.artifact.empty())
+    return fail("no artifact file (usage: fxrt-run [options] <model.fxa>; "
+                "see --help)");
+
+  auto readStart = std::chrono::steady_clock::now();
+  auto artifact = rt::readArtifact(options.artifact);
+  if (!artifact.isOk())
+    return fail(artifact.message());
+  double loadMs = rt::millisecondsSince(readStart);
+  auto selected =
+      selectEntry(artifact.value(), options.artifact, options.entry);
+  if (!selected.isOk())
+    return fail(selected.message());
+  const rt::ArtifactEntry &entry = *selected.value();
+  if (!entry.vulkan)
+    return fail("entry '" + entry.name + "' of " + options.artifact +
+                " has no Vulkan program (this runtime runs only Vulkan "
+                "code)");
+
+  rt::ArgumentSources sources;
+  sources.weights = options.weights;
+  sources.inputs = options.inputs;
+  sources.seed = options.seed;
+  auto bound = rt::bindArguments(entry.name, entry.signature.inputs, sources);
+  if (!bound.isOk())
+    return fail(bound.message());
+  std::vector<rt::Tensor> args = bound.take();
+
+  auto loadStart = std::chrono::steady_clock::now();
+  rt::vk::ContextOptions contextOptions;
+  contextOptions.device = options.device;
+  contextOptions.validation = options.validation;
+  auto context = rt::vk::Context::create(contextOptions);
+  if (!context.isOk())
+    return fail(context.message());
+  std::shared_ptr<rt::vk::Context> vulkanContext = context.take();
+  auto loaded = rt::vk::Executable::load(vulkanContext, *entry.vulkan);
+  if (!loaded.isOk())
+    return fail(loaded.message());
+  std::unique_ptr<rt::vk::Executable> executable = loaded.take();
+
+  rt::Executor executor;
+  executor.run = [&](const std::vector<rt::Tensor> &in) {
+    return executable->run(in);
+  };
+  executor.runInto = [&](const std::vector<rt::Tensor> &in,
+                         std::vector<rt::Tensor> &out) {
+    return executable->runInto(in, out);
+  };
+  executor.validationErrors = [&] { return vulkanContext->validationErrors(); };
+  if (options.profile) {
+    if (rt::Status s = executable->enableProfiling(); !s.isOk())
+      return fail(s.message());
+    executor.lastProfile = [&] { return executable->lastProfile(); };
+  }
+
+  rt::RunOptions runOptions;
+  runOptions.bench = options.bench;
+  runOptions.prepareLabel = "load";
+  runOptions.prepareMs = loadMs + rt::millisecondsSince(loadStart);
+  runOptions.print = options.print;
+  runOptions.output = options.output;
+  runOptions.expect = options.expect;
+  runOptions.rtol = options.rtol;
+  runOptions.atol = options.atol;
+  auto passed =
+      rt::runAndReport(executor, args, runOptions, [](std::string_view text) {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+      });
+  if (!passed.isOk())
+    return fail(passed.message());
+  return passed.value() ? rt::kExitOk : rt::kExitMismatch;
+}
