@@ -71,7 +71,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       // sequential loops inside one thread per output element; parallel
       // loops nested in kernels run sequentially too.
       ",func.func(fx-map-row-kernels-to-gpu{workgroup-size=" +
-      std::to_string(options.workgroupSize) +
+      std::to_string(options.rowWorkgroupSize) +
       "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
       "fx-map-parallel-loops-to-gpu{workgroup-size=" +
       std::to_string(options.workgroupSize) +

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/GPUUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -109,6 +110,20 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
     auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
     OpBuilder thenBuilder = guard.getThenBodyBuilder();
     emitIteration(thenBuilder, linear);
+  } else if (llvm::all_of(
+                 loop.getBody()->without_terminator(),
+                 [](Operation &op) { return op.getNumRegions() == 0; })) {
+    // Several iterations per trip, their loads issued together.
+    fx::emitUnrolledStridedLoop(
+        body, loc, linear, total, cst(body, gridThreads), fx::kStridedUnroll,
+        [&](OpBuilder &builder, Value id, Value valid) {
+          Block *block = builder.getInsertionBlock();
+          llvm::SmallPtrSet<Operation *, 16> before;
+          for (Operation &op : *block)
+            before.insert(&op);
+          emitIteration(builder, id);
+          return fx::guardNewStores(block, before, valid);
+        });
   } else {
     auto stride = scf::ForOp::create(body, loc, linear, cst(body, total),
                                      cst(body, gridThreads));

@@ -33,13 +33,22 @@ func.func @small(%a: memref<4x8xf32>, %b: memref<4x8xf32>) {
 // -----
 
 // 100000 iterations need more than max-workgroups (1000) x 64 threads: the
-// grid has 1000 workgroups and each thread strides by 64000.
+// grid has 1000 workgroups and each thread strides by 64000, four iterations
+// (256000) per trip: their indices clamped to the last element, their
+// stores guarded and placed after the four computations.
 // CHECK-LABEL: func.func @strided
 // CHECK: %[[C1000:.*]] = arith.constant 1000 : index
 // CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C1000]],
-// CHECK-DAG: %[[TOTAL:.*]] = arith.constant 100000 : index
 // CHECK-DAG: %[[STRIDE:.*]] = arith.constant 64000 : index
-// CHECK: scf.for %{{.*}} = %{{.*}} to %[[TOTAL]] step %[[STRIDE]]
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: %[[STEP:.*]] = arith.muli %[[STRIDE]], %[[C4]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %[[STEP]]
+// CHECK: arith.cmpi ult, %[[I]]
+// CHECK: arith.minui %[[I]]
+// CHECK-COUNT-3: arith.minui
+// CHECK-COUNT-4: scf.if
+// CHECK-NOT: scf.if
+// CHECK: gpu.terminator
 func.func @strided(%a: memref<100000xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -57,6 +57,12 @@ static cl::opt<int64_t>
     workgroupSize("workgroup-size",
                   cl::desc("Threads per Vulkan workgroup (256)"), cl::init(256),
                   cl::cat(category));
+static cl::opt<int64_t> rowWorkgroupSize(
+    "row-workgroup-size",
+    cl::desc("Most threads per workgroup of row kernels (softmax, layer "
+             "norm; half of it for a lone row reduction; a power of two, "
+             "512)"),
+    cl::init(512), cl::cat(category));
 static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Disable fusion (elementwise chains and row kernels)"),
@@ -167,6 +173,7 @@ int main(int argc, char **argv) {
     options.fuseElementwise = !noFusion;
     options.target = vulkanTarget;
     options.workgroupSize = workgroupSize;
+    options.rowWorkgroupSize = rowWorkgroupSize;
     FailureOr<rt::vk::Program> program =
         ::fx::compileForVulkan(*copy, name, *signature, options);
     if (failed(program))

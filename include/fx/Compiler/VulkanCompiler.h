@@ -29,6 +29,8 @@ struct VulkanCompileOptions {
   std::string target = "vulkan13";
   /// Threads per workgroup.
   int64_t workgroupSize = 256;
+  /// Most threads per workgroup of row kernels.
+  int64_t rowWorkgroupSize = 512;
 };
 
 /// The `target` option describing what `device` supports.

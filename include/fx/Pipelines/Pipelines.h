@@ -96,6 +96,12 @@ struct VulkanPipelineOptions
       *this, "workgroup-size",
       llvm::cl::desc("Threads per workgroup of elementwise and loop kernels"),
       llvm::cl::init(256)};
+  Option<int64_t> rowWorkgroupSize{
+      *this, "row-workgroup-size",
+      llvm::cl::desc("Most threads per workgroup of row kernels (softmax, "
+                     "layer norm; half of it for a row read once, as a lone "
+                     "row reduction; a power of two)"),
+      llvm::cl::init(512)};
 };
 
 /// FX dialect -> host function of gpu.launch_func calls + one spirv.module

@@ -1,0 +1,91 @@
+//===- GPUUtils.cpp - loops of the Vulkan pipeline's kernels --------------===//
+
+#include "fx/Transforms/GPUUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace {
+
+/// `i + k * stride` clamped to `count - 1`, and whether it is below `count`.
+std::pair<Value, Value> copyIndex(OpBuilder &b, Location loc, Value i,
+                                  int64_t k, Value stride, int64_t count) {
+  Value index = i;
+  if (k > 0)
+    index = arith::AddIOp::create(
+        b, loc, i,
+        arith::MulIOp::create(b, loc, stride,
+                              arith::ConstantIndexOp::create(b, loc, k)));
+  Value limit = arith::ConstantIndexOp::create(b, loc, count);
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, limit);
+  Value last = arith::ConstantIndexOp::create(b, loc, count - 1);
+  Value clamped = arith::MinUIOp::create(b, loc, index, last);
+  return {clamped, valid};
+}
+
+} // namespace
+
+void mlir::fx::emitUnrolledStridedLoop(
+    OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
+    int64_t unroll,
+    function_ref<SmallVector<Operation *>(OpBuilder &, Value, Value)> body) {
+  Value step = arith::MulIOp::create(
+      b, loc, stride, arith::ConstantIndexOp::create(b, loc, unroll));
+  auto loop = scf::ForOp::create(
+      b, loc, start, arith::ConstantIndexOp::create(b, loc, count), step);
+  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+  SmallVector<Operation *> stores;
+  for (int64_t k = 0; k < unroll; ++k) {
+    auto [index, valid] =
+        copyIndex(inner, loc, loop.getInductionVar(), k, stride, count);
+    llvm::append_range(stores, body(inner, index, valid));
+  }
+  for (Operation *store : stores)
+    store->moveBefore(loop.getBody()->getTerminator());
+}
+
+Value mlir::fx::emitUnrolledStridedReduction(
+    OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
+    int64_t unroll, Value init,
+    function_ref<Value(OpBuilder &, Value, Value)> body) {
+  Value step = arith::MulIOp::create(
+      b, loc, stride, arith::ConstantIndexOp::create(b, loc, unroll));
+  auto loop = scf::ForOp::create(b, loc, start,
+                                 arith::ConstantIndexOp::create(b, loc, count),
+                                 step, ValueRange{init});
+  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
+  Value acc = loop.getRegionIterArgs().front();
+  for (int64_t k = 0; k < unroll; ++k) {
+    auto [index, valid] =
+        copyIndex(inner, loc, loop.getInductionVar(), k, stride, count);
+    Value next = body(inner, index, acc);
+    acc = k == 0 ? next : arith::SelectOp::create(inner, loc, valid, next, acc);
+  }
+  scf::YieldOp::create(inner, loc, acc);
+  return loop.getResult(0);
+}
+
+Operation *mlir::fx::guardWith(Operation *op, Value valid) {
+  OpBuilder b(op);
+  auto guard = scf::IfOp::create(b, op->getLoc(), valid, /*withElse=*/false);
+  op->moveBefore(guard.thenBlock()->getTerminator());
+  return guard;
+}
+
+SmallVector<Operation *>
+mlir::fx::guardNewStores(Block *block,
+                         const llvm::SmallPtrSetImpl<Operation *> &before,
+                         Value valid) {
+  SmallVector<Operation *> stores;
+  for (Operation &op : *block)
+    if (isa<memref::StoreOp>(op) && !before.contains(&op))
+      stores.push_back(&op);
+  SmallVector<Operation *> guards;
+  for (Operation *store : stores)
+    guards.push_back(guardWith(store, valid));
+  return guards;
+}
