@@ -17,6 +17,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -350,6 +352,23 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   if (failed(builder.build(func)))
     return failure();
   return program;
+}
+
+std::string writeSpirvFiles(const rt::vk::Program &program,
+                            const std::string &dir, const std::string &prefix) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return "cannot create '" + dir + "': " + ec.message();
+  for (auto [i, kernel] : llvm::enumerate(program.kernels)) {
+    std::string path = dir + "/" + prefix + std::to_string(i) + "-" +
+                       kernel.entryPoint + ".spv";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    if (ec)
+      return "cannot write '" + path + "': " + ec.message();
+    os.write(reinterpret_cast<const char *>(kernel.spirv.data()),
+             kernel.spirv.size() * sizeof(uint32_t));
+  }
+  return "";
 }
 
 } // namespace fx

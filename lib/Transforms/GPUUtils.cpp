@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 
@@ -31,21 +32,34 @@ std::pair<Value, Value> copyIndex(OpBuilder &b, Location loc, Value i,
 
 void mlir::fx::emitUnrolledStridedLoop(
     OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
-    int64_t unroll,
-    function_ref<SmallVector<Operation *>(OpBuilder &, Value, Value)> body) {
+    int64_t unroll, function_ref<void(OpBuilder &, Value)> body) {
   Value step = arith::MulIOp::create(
       b, loc, stride, arith::ConstantIndexOp::create(b, loc, unroll));
   auto loop = scf::ForOp::create(
       b, loc, start, arith::ConstantIndexOp::create(b, loc, count), step);
-  OpBuilder inner = OpBuilder::atBlockBegin(loop.getBody());
-  SmallVector<Operation *> stores;
+  Block *block = loop.getBody();
+  OpBuilder inner = OpBuilder::atBlockBegin(block);
+  SmallVector<Operation *> guards;
   for (int64_t k = 0; k < unroll; ++k) {
     auto [index, valid] =
         copyIndex(inner, loc, loop.getInductionVar(), k, stride, count);
-    llvm::append_range(stores, body(inner, index, valid));
+    llvm::SmallPtrSet<Operation *, 16> before;
+    for (Operation &op : *block)
+      before.insert(&op);
+    body(inner, index);
+    SmallVector<Operation *> stores;
+    for (Operation &op : *block)
+      if (isa<memref::StoreOp>(op) && !before.contains(&op))
+        stores.push_back(&op);
+    for (Operation *store : stores) {
+      OpBuilder at(store);
+      auto guard = scf::IfOp::create(at, loc, valid, /*withElse=*/false);
+      store->moveBefore(guard.thenBlock()->getTerminator());
+      guards.push_back(guard);
+    }
   }
-  for (Operation *store : stores)
-    store->moveBefore(loop.getBody()->getTerminator());
+  for (Operation *guard : guards)
+    guard->moveBefore(block->getTerminator());
 }
 
 Value mlir::fx::emitUnrolledStridedReduction(
@@ -67,25 +81,4 @@ Value mlir::fx::emitUnrolledStridedReduction(
   }
   scf::YieldOp::create(inner, loc, acc);
   return loop.getResult(0);
-}
-
-Operation *mlir::fx::guardWith(Operation *op, Value valid) {
-  OpBuilder b(op);
-  auto guard = scf::IfOp::create(b, op->getLoc(), valid, /*withElse=*/false);
-  op->moveBefore(guard.thenBlock()->getTerminator());
-  return guard;
-}
-
-SmallVector<Operation *>
-mlir::fx::guardNewStores(Block *block,
-                         const llvm::SmallPtrSetImpl<Operation *> &before,
-                         Value valid) {
-  SmallVector<Operation *> stores;
-  for (Operation &op : *block)
-    if (isa<memref::StoreOp>(op) && !before.contains(&op))
-      stores.push_back(&op);
-  SmallVector<Operation *> guards;
-  for (Operation *store : stores)
-    guards.push_back(guardWith(store, valid));
-  return guards;
 }

@@ -114,16 +114,9 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
                  loop.getBody()->without_terminator(),
                  [](Operation &op) { return op.getNumRegions() == 0; })) {
     // Several iterations per trip, their loads issued together.
-    fx::emitUnrolledStridedLoop(
-        body, loc, linear, total, cst(body, gridThreads), fx::kStridedUnroll,
-        [&](OpBuilder &builder, Value id, Value valid) {
-          Block *block = builder.getInsertionBlock();
-          llvm::SmallPtrSet<Operation *, 16> before;
-          for (Operation &op : *block)
-            before.insert(&op);
-          emitIteration(builder, id);
-          return fx::guardNewStores(block, before, valid);
-        });
+    fx::emitUnrolledStridedLoop(body, loc, linear, total,
+                                cst(body, gridThreads), fx::kStridedUnroll,
+                                emitIteration);
   } else {
     auto stride = scf::ForOp::create(body, loc, linear, cst(body, total),
                                      cst(body, gridThreads));

@@ -181,15 +181,7 @@ void RowKernelBuilder::emitLoop(OpBuilder &b, int64_t count, bool distributed,
   }
   // Several elements per trip, their loads issued together.
   fx::emitUnrolledStridedLoop(b, loc, threadId, count, numThreads,
-                              fx::kStridedUnroll,
-                              [&](OpBuilder &inner, Value index, Value valid) {
-                                Block *block = inner.getInsertionBlock();
-                                llvm::SmallPtrSet<Operation *, 16> before;
-                                for (Operation &op : *block)
-                                  before.insert(&op);
-                                body(inner, index);
-                                return fx::guardNewStores(block, before, valid);
-                              });
+                              fx::kStridedUnroll, body);
 }
 
 Value RowKernelBuilder::emitPayload(OpBuilder &b, linalg::GenericOp op,

@@ -288,20 +288,10 @@ int main(int argc, char **argv) {
         fx::compileForVulkan(*module, entryName, *signature, options);
     if (failed(program))
       return rt::kExitError;
-    if (!dumpSpirv.empty()) {
-      if (std::error_code ec = llvm::sys::fs::create_directories(dumpSpirv))
-        return fail("cannot create '" + dumpSpirv + "': " + ec.message());
-      for (auto [i, kernel] : llvm::enumerate(program->kernels)) {
-        std::string path = dumpSpirv + "/" + std::to_string(i) + "-" +
-                           kernel.entryPoint + ".spv";
-        std::error_code ec;
-        llvm::raw_fd_ostream os(path, ec);
-        if (ec)
-          return fail("cannot write '" + path + "': " + ec.message());
-        os.write(reinterpret_cast<const char *>(kernel.spirv.data()),
-                 kernel.spirv.size() * sizeof(uint32_t));
-      }
-    }
+    if (!dumpSpirv.empty())
+      if (std::string error = fx::writeSpirvFiles(*program, dumpSpirv, "");
+          !error.empty())
+        return fail(error);
     if (!saveArtifact.empty()) {
       rt::Artifact artifact;
       artifact.producer = "fx-run (fx-mlir)";

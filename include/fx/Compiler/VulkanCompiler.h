@@ -44,6 +44,12 @@ compileForVulkan(mlir::ModuleOp module, llvm::StringRef entry,
                  const rt::FunctionSignature &signature,
                  const VulkanCompileOptions &options);
 
+/// Writes each kernel of `program` to `dir`/`prefix`<n>-<entry point>.spv
+/// (creating `dir`), for spirv-val or spirv-dis. Returns an error message,
+/// or an empty string.
+std::string writeSpirvFiles(const rt::vk::Program &program,
+                            const std::string &dir, const std::string &prefix);
+
 } // namespace fx
 
 #endif // FX_COMPILER_VULKANCOMPILER_H

@@ -10,7 +10,6 @@
 #define FX_TRANSFORMS_GPUUTILS_H
 
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::fx {
 
@@ -20,17 +19,15 @@ namespace mlir::fx {
 constexpr int64_t kStridedUnroll = 4;
 
 /// Emits `for (i = start; i < count; i += stride * unroll)` running
-/// `body(b, index, valid)` for `index = min(i + k * stride, count - 1)`,
-/// k < unroll, where `valid` is `i + k * stride < count`: loads may use
-/// `index` unconditionally, and the body guards its stores with `valid` and
-/// returns them. The stores of all copies are moved after all loads and
-/// arithmetic, so that the copies' loads issue together. Requires the
-/// copies to be independent (iterations of a parallel loop).
+/// `body(b, index)` for `index = min(i + k * stride, count - 1)`, k <
+/// unroll: loads use `index` unconditionally, and the memref.store ops the
+/// body emits (not nested in regions) are guarded by `i + k * stride <
+/// count` and moved after all copies' loads and arithmetic, so that the
+/// copies' loads issue together. Requires the copies to be independent
+/// (iterations of a parallel loop).
 void emitUnrolledStridedLoop(OpBuilder &b, Location loc, Value start,
                              int64_t count, Value stride, int64_t unroll,
-                             function_ref<SmallVector<Operation *>(
-                                 OpBuilder &, Value index, Value valid)>
-                                 body);
+                             function_ref<void(OpBuilder &, Value index)> body);
 
 /// Like emitUnrolledStridedLoop for a reduction: `body(b, index, acc)`
 /// returns the accumulator after `index`; copies beyond `count` keep the
@@ -39,15 +36,6 @@ Value emitUnrolledStridedReduction(
     OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
     int64_t unroll, Value init,
     function_ref<Value(OpBuilder &, Value index, Value acc)> body);
-
-/// Moves `op` into a new `scf.if (valid)` at its place; returns the if.
-Operation *guardWith(Operation *op, Value valid);
-
-/// The memref.store ops of `block` (not nested) that are not in `before`,
-/// each guarded with `valid` (see guardWith); returns the guards.
-SmallVector<Operation *>
-guardNewStores(Block *block, const llvm::SmallPtrSetImpl<Operation *> &before,
-               Value valid);
 
 } // namespace mlir::fx
 
