@@ -697,13 +697,10 @@ struct FormDispatchRegionsPass
         continue;
       for (Value result : op.getResults()) {
         auto type = cast<RankedTensorType>(result.getType());
-        bool feedsResult = llvm::any_of(result.getUsers(),
-                                        [&](Operation *u) {
-                                          return u->getParentOp() != forall;
-                                        }) ||
-                           llvm::any_of(result.getUsers(), [&](Operation *u) {
-                             return isa<scf::InParallelOp>(u->getParentOp());
-                           });
+        // (The row's result is inserted by the forall's terminator.)
+        bool feedsResult = llvm::any_of(result.getUsers(), [](Operation *u) {
+          return isa<scf::InParallelOp>(u->getParentOp());
+        });
         if (!feedsResult &&
             (!type.hasStaticShape() || type.getNumElements() > 1))
           return op.emitOpError()

@@ -30,6 +30,27 @@ std::pair<Value, Value> copyIndex(OpBuilder &b, Location loc, Value i,
 
 } // namespace
 
+SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
+                                         Value linear,
+                                         ArrayRef<int64_t> sizes) {
+  SmallVector<Value> indices(sizes.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) {
+      indices[d] = arith::ConstantIndexOp::create(b, loc, 0);
+      continue;
+    }
+    if (llvm::all_of(sizes.take_front(d), [](int64_t s) { return s == 1; })) {
+      indices[d] = rest;
+      continue;
+    }
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return indices;
+}
+
 void mlir::fx::emitUnrolledStridedLoop(
     OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
     int64_t unroll, function_ref<void(OpBuilder &, Value)> body) {

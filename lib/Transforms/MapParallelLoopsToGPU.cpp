@@ -86,17 +86,11 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   // The body of one iteration, at linear index `id`.
   auto emitIteration = [&](OpBuilder &builder, Value id) {
     IRMapping mapping;
-    Value rest = id;
-    for (int64_t d = loop.getNumLoops() - 1; d >= 0; --d) {
-      Value index = rest;
-      if (d > 0) {
-        Value count = cst(builder, (*counts)[d]);
-        index = arith::RemUIOp::create(builder, loc, rest, count);
-        rest = arith::DivUIOp::create(builder, loc, rest, count);
-      }
+    SmallVector<Value> indices = fx::delinearize(builder, loc, id, *counts);
+    for (int64_t d = 0; d < loop.getNumLoops(); ++d) {
       Value iv = arith::AddIOp::create(
           builder, loc, loop.getLowerBound()[d],
-          arith::MulIOp::create(builder, loc, index, loop.getStep()[d]));
+          arith::MulIOp::create(builder, loc, indices[d], loop.getStep()[d]));
       mapping.map(loop.getInductionVars()[d], iv);
     }
     for (Operation &op : loop.getBody()->without_terminator())

@@ -106,7 +106,9 @@ private:
   LogicalResult checkRead(Operation *op, Value memref, bool threadZeroOnly);
   void noteWrite(Value memref, bool threadZeroOnly);
   SmallVector<Value> delinearize(OpBuilder &b, Value linear,
-                                 ArrayRef<int64_t> sizes);
+                                 ArrayRef<int64_t> sizes) {
+    return fx::delinearize(b, loc, linear, sizes);
+  }
   Value emitPayload(OpBuilder &b, linalg::GenericOp op, ValueRange ivs,
                     Value runningValue);
   LogicalResult emitOp(OpBuilder &b, Operation *op);
@@ -139,28 +141,6 @@ void RowKernelBuilder::noteWrite(Value memref, bool threadZeroOnly) {
   auto [it, inserted] = written.insert({base, threadZeroOnly});
   if (!inserted)
     it->second &= threadZeroOnly;
-}
-
-SmallVector<Value> RowKernelBuilder::delinearize(OpBuilder &b, Value linear,
-                                                 ArrayRef<int64_t> sizes) {
-  SmallVector<Value> ivs(sizes.size());
-  Value rest = linear;
-  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-    if (sizes[d] == 1) {
-      ivs[d] = zero;
-      continue;
-    }
-    bool outermost =
-        llvm::all_of(sizes.take_front(d), [](int64_t s) { return s == 1; });
-    if (outermost) {
-      ivs[d] = rest;
-      continue;
-    }
-    Value size = cst(b, sizes[d]);
-    ivs[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
-  return ivs;
 }
 
 void RowKernelBuilder::emitLoop(OpBuilder &b, int64_t count, bool distributed,

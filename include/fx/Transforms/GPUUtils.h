@@ -18,6 +18,12 @@ namespace mlir::fx {
 /// memory latency (one is about a third of an H200's bandwidth).
 constexpr int64_t kStridedUnroll = 4;
 
+/// The indices of `linear` in a row-major iteration space of static
+/// `sizes` (innermost fastest): unit dimensions get 0, and the remainder and
+/// division are skipped where the dimensions above are all units.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> sizes);
+
 /// Emits `for (i = start; i < count; i += stride * unroll)` running
 /// `body(b, index)` for `index = min(i + k * stride, count - 1)`, k <
 /// unroll: loads use `index` unconditionally, and the memref.store ops the
