@@ -141,3 +141,47 @@ func.func @unsupported(%x: memref<4x16xf32>) {
   } {fx.row_kernel}
   return
 }
+
+// -----
+
+// A reduction that leaves more than one value per row.
+func.func @two_values_per_row(%x: memref<4x2x16xf32>, %out: memref<4x2xf32>) {
+  scf.forall (%r) in (4) {
+    %xs = memref.subview %x[%r, 0, 0] [1, 2, 16] [1, 1, 1] : memref<4x2x16xf32> to memref<1x2x16xf32, strided<[32, 16, 1], offset: ?>>
+    %os = memref.subview %out[%r, 0] [1, 2] [1, 1] : memref<4x2xf32> to memref<1x2xf32, strided<[2, 1], offset: ?>>
+    // expected-error @below {{in a row kernel must reduce to one value per row}}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%xs : memref<1x2x16xf32, strided<[32, 16, 1], offset: ?>>) outs(%os : memref<1x2xf32, strided<[2, 1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %s = arith.addf %in, %o : f32
+      linalg.yield %s : f32
+    }
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// Rows of a dynamic count.
+func.func @dynamic_rows(%x: memref<?x16xf32>, %n: index) {
+  // expected-error @below {{row kernel has dynamic bounds: the Vulkan pipeline needs static shapes}}
+  scf.forall (%r) in (%n) {
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// An elementwise op of two outputs.
+func.func @two_outputs(%x: memref<4x16xf32>, %y: memref<4x16xf32>, %z: memref<4x16xf32>) {
+  scf.forall (%r) in (4) {
+    %xs = memref.subview %x[%r, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %ys = memref.subview %y[%r, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %zs = memref.subview %z[%r, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    // expected-error @below {{in a row kernel must have one output}}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%xs : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%ys, %zs : memref<1x16xf32, strided<[16, 1], offset: ?>>, memref<1x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%in: f32, %a: f32, %b: f32):
+      linalg.yield %in, %in : f32, f32
+    }
+  } {fx.row_kernel}
+  return
+}
