@@ -83,7 +83,8 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       ",spirv-attach-target{" +
       targetOptions +
       "}"
-      ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv)"
+      ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
+      ",fx-guard-zero-trip-loops)"
       ",convert-gpu-to-spirv"
       ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
   // parsePassPipeline reports what it rejects (a bad capability name in

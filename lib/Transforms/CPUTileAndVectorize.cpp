@@ -21,7 +21,6 @@
 #include "mlir/Interfaces/TilingInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUTILEANDVECTORIZE
 #include "fx/Transforms/Passes.h.inc"
@@ -68,6 +67,87 @@ struct MatmulContractToOuterProduct
                                            acc, vector::CombiningKind::ADD);
     }
     rewriter.replaceOp(op, acc);
+    return success();
+  }
+};
+
+/// The value that leaves a reduction of `kind` unchanged, or null.
+TypedAttr getNeutralElement(vector::CombiningKind kind, Type type) {
+  using Kind = vector::CombiningKind;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (kind) {
+    case Kind::ADD:
+      return FloatAttr::get(type,
+                            llvm::APFloat::getZero(sem, /*Negative=*/true));
+    case Kind::MUL:
+      return FloatAttr::get(type, llvm::APFloat::getOne(sem));
+    case Kind::MAXNUMF:
+    case Kind::MAXIMUMF:
+      return FloatAttr::get(type,
+                            llvm::APFloat::getInf(sem, /*Negative=*/true));
+    case Kind::MINNUMF:
+    case Kind::MINIMUMF:
+      return FloatAttr::get(type, llvm::APFloat::getInf(sem));
+    default:
+      return nullptr;
+    }
+  }
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType)
+    return nullptr;
+  unsigned width = intType.getWidth();
+  switch (kind) {
+  case Kind::ADD:
+  case Kind::OR:
+  case Kind::XOR:
+  case Kind::MAXUI:
+    return IntegerAttr::get(type, llvm::APInt::getZero(width));
+  case Kind::MUL:
+    return IntegerAttr::get(type, llvm::APInt(width, 1));
+  case Kind::AND:
+  case Kind::MINUI:
+    return IntegerAttr::get(type, llvm::APInt::getAllOnes(width));
+  case Kind::MINSI:
+    return IntegerAttr::get(type, llvm::APInt::getSignedMaxValue(width));
+  case Kind::MAXSI:
+    return IntegerAttr::get(type, llvm::APInt::getSignedMinValue(width));
+  default:
+    return nullptr;
+  }
+}
+
+/// Rewrites a masked `vector.reduction` as a select of the reduction's
+/// neutral element into the masked-off lanes and an unmasked reduction.
+/// MLIR 22's convert-vector-to-llvm lowers masked floating-point max
+/// reductions to `vp.reduce.fmax` with the smallest negative denormal as
+/// the start value instead of -inf, so an all-negative row whose length is
+/// not a multiple of the vector width reduced to -1.4e-45 (seen with
+/// `amax` over rows of 7). The select form is correct for every kind and as
+/// fast on targets without native predication.
+struct UnmaskReduction : public OpRewritePattern<vector::MaskOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::MaskOp mask,
+                                PatternRewriter &rewriter) const override {
+    auto reduction =
+        dyn_cast_or_null<vector::ReductionOp>(mask.getMaskableOp());
+    if (!reduction || mask.getPassthru())
+      return rewriter.notifyMatchFailure(mask, "not a masked reduction");
+    VectorType type = reduction.getSourceVectorType();
+    if (type.isScalable())
+      return rewriter.notifyMatchFailure(mask, "scalable vector");
+    TypedAttr neutral =
+        getNeutralElement(reduction.getKind(), type.getElementType());
+    if (!neutral)
+      return rewriter.notifyMatchFailure(mask, "no neutral element");
+    Location loc = mask.getLoc();
+    Value fill = arith::ConstantOp::create(
+        rewriter, loc, type, DenseElementsAttr::get(type, neutral));
+    Value lanes = arith::SelectOp::create(rewriter, loc, mask.getMask(),
+                                          reduction.getVector(), fill);
+    rewriter.replaceOp(mask, vector::ReductionOp::create(
+                                 rewriter, loc, reduction.getKind(), lanes,
+                                 reduction.getAcc(), reduction.getFastmath()));
     return success();
   }
 };
@@ -129,9 +209,11 @@ struct CPUTileAndVectorizePass
     // Lower the vector ops the vectorizer produced to forms LLVM handles
     // well: contractions as outer products (FMA with a broadcast), transfers
     // with permutations as transposes, multi-reductions as inner reductions,
-    // masked transfers as masked loads/stores, erf as a polynomial.
+    // masked transfers as masked loads/stores, masked reductions as selects
+    // of the neutral element, erf as a polynomial.
     RewritePatternSet patterns(ctx);
-    patterns.add<MatmulContractToOuterProduct>(ctx, /*benefit=*/2);
+    patterns.add<MatmulContractToOuterProduct, UnmaskReduction>(ctx,
+                                                                /*benefit=*/2);
     vector::populateVectorContractLoweringPatterns(
         patterns, vector::VectorContractLowering::OuterProduct,
         /*benefit=*/1, /*disableOuterProductLowering=*/true);
@@ -213,7 +295,8 @@ struct CPUTileAndVectorizePass
     int64_t numThreads = fx::resolveThreadCount(threads);
     // Ops inside a dispatch region's loops are already a thread's share.
     if (numThreads < 2 || chooseTileSizes(op).empty() ||
-        op->getParentOfType<scf::ForallOp>() || op->getParentOfType<scf::ForOp>())
+        op->getParentOfType<scf::ForallOp>() ||
+        op->getParentOfType<scf::ForOp>())
       return op;
     // The first loop with at least two iterations, if it and all loops
     // before it are parallel (a batch of 1 is skipped over).

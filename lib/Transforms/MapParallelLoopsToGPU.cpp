@@ -26,6 +26,7 @@ namespace mlir::fx {
 #define GEN_PASS_DEF_FXSETSPIRVENTRYPOINTABI
 #define GEN_PASS_DEF_FXPREPARELINALGFORGPU
 #define GEN_PASS_DEF_FXEXPANDMATHFORSPIRV
+#define GEN_PASS_DEF_FXGUARDZEROTRIPLOOPS
 #include "fx/Transforms/Passes.h.inc"
 } // namespace mlir::fx
 
@@ -343,6 +344,37 @@ struct ExpandMathForSPIRVPass
     // when every thread of the launch reaches them.)
     getOperation()->walk(
         [](gpu::SubgroupReduceOp op) { op.setUniform(false); });
+  }
+};
+
+struct GuardZeroTripLoopsPass
+    : public fx::impl::FXGuardZeroTripLoopsBase<GuardZeroTripLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop.getNumResults() == 0)
+        return;
+      std::optional<APInt> trips = loop.getStaticTripCount();
+      if (!trips || trips->isZero())
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      OpBuilder b(loop);
+      Location loc = loop.getLoc();
+      Value runs = arith::CmpIOp::create(
+          b, loc,
+          loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                : arith::CmpIPredicate::slt,
+          loop.getLowerBound(), loop.getUpperBound());
+      auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                     /*withElseRegion=*/true);
+      loop->replaceAllUsesWith(guard.getResults());
+      b.setInsertionPointToStart(guard.thenBlock());
+      auto yield = scf::YieldOp::create(b, loc, loop.getResults());
+      loop->moveBefore(yield);
+      b.setInsertionPointToStart(guard.elseBlock());
+      scf::YieldOp::create(b, loc, loop.getInitArgs());
+    }
   }
 };
 

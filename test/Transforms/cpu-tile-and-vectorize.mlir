@@ -81,3 +81,24 @@ func.func @conv2d_tiles(%x: tensor<1x8x18x18xf32>, %w: tensor<32x8x3x3xf32>, %o:
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x18x18xf32>, tensor<32x8x3x3xf32>) outs(%o : tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
   return %0 : tensor<1x32x16x16xf32>
 }
+
+// -----
+
+// A row of 7 reduces one masked vector of 16: the masked-off lanes take the
+// reduction's neutral element (-inf for a max) and the reduction is
+// unmasked; MLIR 22 lowers a masked max reduction with -1.4e-45 as its start
+// value instead.
+// CHECK-LABEL: func.func @masked_row_max
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK-DAG: %[[MASK:.*]] = vector.constant_mask [7] : vector<16xi1>
+// CHECK: %[[LANES:.*]] = arith.select %[[MASK]], %{{.*}}, %[[NEGINF]] : vector<16xi1>, vector<16xf32>
+// CHECK: vector.reduction <maximumf>, %[[LANES]], %{{.*}} : vector<16xf32> into f32
+// CHECK-NOT: vector.mask
+func.func @masked_row_max(%a: tensor<4x7xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<4x7xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.maximumf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

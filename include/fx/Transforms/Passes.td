@@ -418,4 +418,25 @@ def FXExpandMathForSPIRV : Pass<"fx-expand-math-for-spirv"> {
                            "::mlir::math::MathDialect"];
 }
 
+def FXGuardZeroTripLoops : Pass<"fx-guard-zero-trip-loops"> {
+  let summary = "Give loop results a defined value when a loop runs zero "
+                "times, for the SPIR-V conversion";
+  let description = [{
+    MLIR 22's `scf.for` to SPIR-V conversion returns a loop's results
+    through function variables that only the loop body stores: a loop that
+    runs zero times yields uninitialized values instead of its init values
+    (fixed upstream after MLIR 22, llvm-project PR 206280). A thread of a
+    row kernel whose first element lies past the row's end runs such a loop,
+    and NVIDIA's driver then reads garbage (lavapipe happens to read zeros).
+
+    This pass wraps every `scf.for` with results whose trip count is not a
+    known constant of at least one in
+    `scf.if (lb < ub) { scf.for ... } else { yield inits }`; the `scf.if`
+    conversion stores on both branches. Run it right before
+    convert-gpu-to-spirv.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // FX_TRANSFORMS_PASSES_TD

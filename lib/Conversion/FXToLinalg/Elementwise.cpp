@@ -313,6 +313,8 @@ Predicates getPredicates(GeOp) {
 
 template <typename OpTy> struct BinaryPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
+  static constexpr bool kKeepsWideScalar =
+      llvm::is_one_of<OpTy, AddOp, SubOp, MulOp, DivOp>::value;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -323,6 +325,16 @@ template <typename OpTy> struct BinaryPattern : OpConversionPattern<OpTy> {
         rewriter, op.getLoc(), op, {adaptor.getSelf(), adaptor.getOther()},
         op.getType(), [&](OpBuilder &b, Location loc, ValueRange args) {
           auto operand = [&](Value v) {
+            // PyTorch's add, sub, mul and div take a wider float scalar
+            // (a 0-dim f32 tensor beside f16 data) at its original value in
+            // the compute type, not rounded to the result type first
+            // (TensorIterator's original_scalar_value; Inductor does the
+            // same). Other ops round it to the common type.
+            if (kKeepsWideScalar && isa<FloatType>(v.getType()) &&
+                isa<FloatType>(compute) &&
+                v.getType().getIntOrFloatBitWidth() >
+                    common.getIntOrFloatBitWidth())
+              return convertScalar(b, loc, v, compute);
             return convertScalar(b, loc, convertScalar(b, loc, v, common),
                                  compute);
           };

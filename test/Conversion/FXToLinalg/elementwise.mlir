@@ -18,18 +18,23 @@ func.func @add_broadcast(%a: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<4x3xf
 
 // -----
 
-// f16 computes in f32 and rounds once; an f32 rank-0 operand is first cast to
-// the common dtype f16, as PyTorch does.
+// f16 computes in f32 and rounds once. An f32 rank-0 operand of add, sub,
+// mul or div enters the f32 computation unrounded (PyTorch's
+// original_scalar_value); other ops cast it to the common dtype f16 first.
 // CHECK-LABEL: func.func @f16_opmath(
 // CHECK: ^bb0(%[[X:.*]]: f16, %[[Y:.*]]: f32, %{{.*}}: f16):
 // CHECK: %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
-// CHECK: %[[Y16:.*]] = arith.truncf %[[Y]] : f32 to f16
-// CHECK: %[[YW:.*]] = arith.extf %[[Y16]] : f16 to f32
-// CHECK: %[[P:.*]] = arith.mulf %[[XW]], %[[YW]] : f32
+// CHECK-NOT: arith.truncf
+// CHECK: %[[P:.*]] = arith.mulf %[[XW]], %[[Y]] : f32
 // CHECK: arith.truncf %[[P]] : f32 to f16
-func.func @f16_opmath(%a: tensor<8xf16>, %b: tensor<f32>) -> tensor<8xf16> {
+// CHECK: ^bb0(%[[X2:.*]]: f16, %[[Y2:.*]]: f32, %{{.*}}: f16):
+// CHECK: %[[Y16:.*]] = arith.truncf %[[Y2]] : f32 to f16
+// CHECK: %[[YW:.*]] = arith.extf %[[Y16]] : f16 to f32
+// CHECK: arith.maximumf %{{.*}}, %[[YW]] : f32
+func.func @f16_opmath(%a: tensor<8xf16>, %b: tensor<f32>) -> (tensor<8xf16>, tensor<8xf16>) {
   %0 = fx.mul %a, %b : (tensor<8xf16>, tensor<f32>) -> tensor<8xf16>
-  return %0 : tensor<8xf16>
+  %1 = fx.maximum %a, %b : (tensor<8xf16>, tensor<f32>) -> tensor<8xf16>
+  return %0, %1 : tensor<8xf16>, tensor<8xf16>
 }
 
 // -----

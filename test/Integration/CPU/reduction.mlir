@@ -56,3 +56,16 @@ func.func @siblings(%a0: tensor<17x33xf32>) -> (tensor<17xf32>, tensor<17xf32>, 
   %4 = fx.layer_norm %a0 {normalized_shape = array<i64: 33>} : (tensor<17x33xf32>) -> tensor<17x33xf32>
   return %0, %1, %2, %3, %4 : tensor<17xf32>, tensor<17xf32>, tensor<17xf32>, tensor<33xf32>, tensor<17x33xf32>
 }
+
+// Rows shorter than a GPU row kernel's workgroup: the threads past the row's
+// end contribute the reduction's init value (-inf, +inf), never whatever an
+// uninitialized loop result holds (all-negative rows catch a 0 leaking into
+// amax, all-positive ones into amin).
+// INPUT a0: -np.abs(np.random.default_rng(11).standard_normal((4, 7))) - 1.0
+// INPUT a1: np.abs(np.random.default_rng(12).standard_normal((3, 5))) + 1.0
+// REF: (torch.amax(a0, -1), torch.amin(a1, -1))
+func.func @short_rows(%a0: tensor<4x7xf32>, %a1: tensor<3x5xf32>) -> (tensor<4xf32>, tensor<3xf32>) {
+  %0 = fx.amax %a0 {dim = array<i64: 1>} : (tensor<4x7xf32>) -> tensor<4xf32>
+  %1 = fx.amin %a1 {dim = array<i64: 1>} : (tensor<3x5xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<4xf32>, tensor<3xf32>
+}
