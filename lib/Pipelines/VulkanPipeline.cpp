@@ -70,7 +70,8 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       // Parallel loops go outermost first, so that reductions become
       // sequential loops inside one thread per output element; parallel
       // loops nested in kernels run sequentially too.
-      ",func.func(fx-map-row-kernels-to-gpu{workgroup-size=" +
+      ",func.func(fx-map-matmuls-to-gpu,fx-map-row-kernels-to-gpu{"
+      "workgroup-size=" +
       std::to_string(options.rowWorkgroupSize) +
       "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
       "fx-map-parallel-loops-to-gpu{workgroup-size=" +

@@ -344,6 +344,45 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
+  let summary = "Map matmuls to tiled GPU kernels that stage operand tiles "
+                "in workgroup memory";
+  let description = [{
+    After bufferization, before `convert-linalg-to-parallel-loops`: a linalg
+    contraction on buffers with static sizes, floating-point operands, one
+    m, n and k loop, at most one batch loop and operands indexed by loop
+    variables (`linalg.matmul` with any transposition of its operands,
+    `linalg.batch_matmul`, their generic forms) becomes one `gpu.launch`:
+
+    * a workgroup per output tile (128x128 when that gives at least 256
+      workgroups, else 64x64), the batch in the grid's z;
+    * 256 threads, each accumulating an 8x8 (4x4) block of the tile in
+      registers, strided so that neighbouring threads own neighbouring
+      columns;
+    * per k step (8, or 16 for 64x64 tiles), the workgroup copies both
+      operand tiles to workgroup memory (neighbouring threads load along
+      each operand's innermost dimension, out-of-range elements are zero),
+      synchronizes, and every thread runs the op's own multiply-accumulate
+      body over the step.
+
+    Accumulators start from the output's values, as linalg accumulates
+    into its init; mixed types (f16 operands, f32 accumulator) follow the
+    body's casts. With `report`, every contraction gets a remark: its tile,
+    or why it was not mapped (dynamic sizes, several m/n/k loops,
+    integers). Unmapped contractions stay for
+    `fx-map-parallel-loops-to-gpu` (one thread per output element).
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every contraction: its tiling or why it stays a "
+           "one-thread-per-output kernel">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
   let summary = "Give each row of a row kernel (scf.forall tagged "
                 "fx.row_kernel) a workgroup";

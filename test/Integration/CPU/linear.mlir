@@ -68,3 +68,39 @@ func.func @mm_f16(%a0: tensor<8x32xf16>, %a1: tensor<32x8xf16>) -> tensor<8x8xf1
   %0 = fx.mm %a0, %a1 : (tensor<8x32xf16>, tensor<32x8xf16>) -> tensor<8x8xf16>
   return %0 : tensor<8x8xf16>
 }
+
+// Several output tiles of a GPU matmul kernel (64x64 tiles, k steps of 16),
+// none of the sizes a multiple of a tile: partial tiles in m, n and k.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: torch.mm(a0, a1)
+func.func @mm_tiles(%a0: tensor<130x70xf32>, %a1: tensor<70x200xf32>) -> tensor<130x200xf32> {
+  %0 = fx.mm %a0, %a1 : (tensor<130x70xf32>, tensor<70x200xf32>) -> tensor<130x200xf32>
+  return %0 : tensor<130x200xf32>
+}
+
+// Enough output tiles for the 128x128 kernel (17 x 17 of them), k = 20 not a
+// multiple of its k step of 8.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: torch.mm(a0, a1)
+func.func @mm_large_tiles(%a0: tensor<2050x20xf32>, %a1: tensor<20x2100xf32>) -> tensor<2050x2100xf32> {
+  %0 = fx.mm %a0, %a1 : (tensor<2050x20xf32>, tensor<20x2100xf32>) -> tensor<2050x2100xf32>
+  return %0 : tensor<2050x2100xf32>
+}
+
+// The weight of a linear layer is read transposed (k innermost), a batched
+// matmul has its batch in the grid.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: (torch.nn.functional.linear(a0, a1, a2), torch.bmm(a3, a4))
+func.func @linear_bmm_tiles(%a0: tensor<3x50x33xf32>, %a1: tensor<70x33xf32>, %a2: tensor<70xf32>, %a3: tensor<3x65x17xf32>, %a4: tensor<3x17x66xf32>) -> (tensor<3x50x70xf32>, tensor<3x65x66xf32>) {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<3x50x33xf32>, tensor<70x33xf32>, tensor<70xf32>) -> tensor<3x50x70xf32>
+  %1 = fx.bmm %a3, %a4 : (tensor<3x65x17xf32>, tensor<3x17x66xf32>) -> tensor<3x65x66xf32>
+  return %0, %1 : tensor<3x50x70xf32>, tensor<3x65x66xf32>
+}
+
+// f16 tiles in workgroup memory, accumulated in f32.
+// TOL: rtol=2e-3 atol=2e-3
+// REF: torch.mm(a0.float(), a1.float()).half()
+func.func @mm_f16_tiles(%a0: tensor<100x48xf16>, %a1: tensor<48x72xf16>) -> tensor<100x72xf16> {
+  %0 = fx.mm %a0, %a1 : (tensor<100x48xf16>, tensor<48x72xf16>) -> tensor<100x72xf16>
+  return %0 : tensor<100x72xf16>
+}

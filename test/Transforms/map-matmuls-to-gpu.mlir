@@ -1,0 +1,68 @@
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu))' | FileCheck %s
+// RUN: fx-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{report=true}))' > /dev/null
+
+// A 130x200 output in 64x64 tiles: a 4 x 3 grid of 256 threads, both operand
+// tiles in workgroup memory (k-major, a row of padding), k steps of 16 with
+// a barrier after the copies and after the step, guarded stores.
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C4]], {{.*}} = %[[C3]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]],
+// CHECK-DAG: memref.alloc() : memref<16x65xf32, 3>
+// CHECK-DAG: memref.alloc() : memref<16x65xf32, 3>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK-COUNT-16: arith.addf
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.matmul
+func.func @matmul(%a: memref<130x70xf32>, %b: memref<70x200xf32>, %c: memref<130x200xf32>) {
+  // expected-remark @below {{tiled matmul: 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  linalg.matmul ins(%a, %b : memref<130x70xf32>, memref<70x200xf32>) outs(%c : memref<130x200xf32>)
+  return
+}
+
+// -----
+
+// Large outputs get 128x128 tiles, k steps of 8 and 8x8 blocks per thread;
+// f16 operands stay f16 in workgroup memory and the body's casts widen them.
+// CHECK-LABEL: func.func @large_f16
+// CHECK-DAG: memref.alloc() : memref<8x129xf16, 3>
+// CHECK: arith.extf
+// CHECK-COUNT-63: arith.addf
+func.func @large_f16(%a: memref<2048x64xf16>, %b: memref<64x2048xf16>, %c: memref<2048x2048xf32>) {
+  // expected-remark @below {{tiled matmul: 128x128 output tiles, k step 8, 256 threads of 8x8}}
+  linalg.matmul ins(%a, %b : memref<2048x64xf16>, memref<64x2048xf16>) outs(%c : memref<2048x2048xf32>)
+  return
+}
+
+// -----
+
+// The batch goes to the grid's z.
+// CHECK-LABEL: func.func @batch
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[C5]])
+func.func @batch(%a: memref<5x8x16xf32>, %b: memref<5x16x8xf32>, %c: memref<5x8x8xf32>) {
+  // expected-remark @below {{tiled matmul}}
+  linalg.batch_matmul ins(%a, %b : memref<5x8x16xf32>, memref<5x16x8xf32>) outs(%c : memref<5x8x8xf32>)
+  return
+}
+
+// -----
+
+// What stays a one-thread-per-output kernel, with the reason.
+// CHECK-LABEL: func.func @unmapped
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+// CHECK-NOT: gpu.launch
+func.func @unmapped(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>, %d: memref<?x8xf32>, %e: memref<8x4xf32>, %f: memref<?x4xf32>) {
+  // expected-remark @below {{not mapped as a tiled matmul: not a floating-point matmul}}
+  linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
+  // expected-remark @below {{not mapped as a tiled matmul: dynamic sizes}}
+  linalg.matmul ins(%d, %e : memref<?x8xf32>, memref<8x4xf32>) outs(%f : memref<?x4xf32>)
+  return
+}
