@@ -1,9 +1,12 @@
 //===- MapMatmulsToGPU.cpp - the fx-map-matmuls-to-gpu pass ---------------===//
 //
-// Matmuls (linalg contractions with one m, n and k loop and at most one
-// batch loop) become a gpu.launch that tiles the output over workgroups and
-// stages tiles of both operands through workgroup memory: each thread
-// accumulates a TM x TN block of the workgroup's tile in registers.
+// Matmuls and convolutions (linalg ops whose body is a multiply-accumulate
+// of two inputs) become a gpu.launch over their GEMM view: output rows and
+// columns are each a group of parallel loops (a convolution's columns are
+// its batch and output pixels, its rows the output channels: an implicit
+// GEMM), the reduction loops are k. Workgroups tile the output and stage
+// tiles of both operands through workgroup memory; each thread accumulates
+// a TM x TN block of the workgroup's tile in registers.
 //
 // Written by hand rather than through linalg tiling + promotion (IREE's
 // route) because the project's GPU mappers work on bufferized linalg ops
@@ -17,6 +20,7 @@
 #include "fx/Transforms/GPUUtils.h"
 #include "fx/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -35,84 +39,149 @@ using namespace mlir;
 namespace {
 
 constexpr unsigned kWorkgroupMemorySpace = 3;
+/// Reductions shorter than this stay one-thread-per-output kernels: a
+/// staged tile would hold a few columns.
+constexpr int64_t kMinReduction = 8;
+/// Every configuration uses this many threads.
+constexpr int64_t kThreads = 256;
 
 /// A workgroup's tile and its split over threads.
 struct TileConfig {
-  int64_t m, n, k;                // the workgroup's tile of the output, k step
+  int64_t m, n, k;                // output rows and columns, k step
   int64_t perThreadM, perThreadN; // each thread's block of the output
-  int64_t threads() const { return (m / perThreadM) * (n / perThreadN); }
 };
 
-/// 128x128 tiles (8x8 per thread) when they give enough workgroups to fill
-/// a large GPU, else 64x64 (4x4 per thread). Both use 256 threads and about
-/// 8 KiB of workgroup memory, under Vulkan's guaranteed 16 KiB.
-TileConfig chooseTile(int64_t batch, int64_t m, int64_t n) {
-  auto tiles = [&](int64_t size) {
-    return batch * llvm::divideCeil(m, size) * llvm::divideCeil(n, size);
+/// 128-wide tiles along the dimensions that are at least that long when
+/// that still gives enough workgroups to fill a large GPU (256), else
+/// 64x64. Every configuration uses about 8-12 KiB of workgroup memory, under
+/// Vulkan's guaranteed 16 KiB.
+TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols) {
+  auto tiles = [&](int64_t m, int64_t n) {
+    return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
   };
-  if (tiles(128) >= 256)
+  if (rows >= 128 && cols >= 128 && tiles(128, 128) >= 256)
     return {128, 128, 8, 8, 8};
+  if (cols >= 128 && tiles(64, 128) >= 256)
+    return {64, 128, 8, 4, 8};
+  if (rows >= 128 && tiles(128, 64) >= 256)
+    return {128, 64, 8, 8, 4};
   return {64, 64, 16, 4, 4};
 }
 
-struct MatmulInfo {
-  std::optional<unsigned> batch;
-  unsigned m, n, k;
-  int64_t batchSize = 1, mSize, nSize, kSize;
+/// Loops of the GEMM view, outermost first, with their sizes.
+struct Group {
+  SmallVector<unsigned> loops;
+  SmallVector<int64_t> sizes;
+  int64_t size() const {
+    int64_t n = 1;
+    for (int64_t s : sizes)
+      n *= s;
+    return n;
+  }
+  void add(unsigned loop, int64_t size) {
+    loops.push_back(loop);
+    sizes.push_back(size);
+  }
 };
 
-/// The loops of `op` if it is a matmul this pass maps, else a reason.
-FailureOr<MatmulInfo> analyze(linalg::LinalgOp op, std::string &why) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1) {
-    why = "not a two-operand op on buffers";
-    return failure();
-  }
-  if (!linalg::isaContractionOpInterface(op)) {
-    why = "not a contraction";
-    return failure();
-  }
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1) {
-    why = "not one m, n and k loop and at most one batch loop";
-    return failure();
-  }
-  for (AffineMap map : op.getIndexingMapsArray())
-    if (!map.isProjectedPermutation()) {
-      why = "an operand is not indexed by loop variables";
-      return failure();
+struct GemmView {
+  Group rows, cols, reduction, batch;
+  /// The input indexed by the row loops (the other by the column loops).
+  unsigned rowOperand = 0;
+};
+
+/// Whether `body` computes `acc + cast(a) * cast(b)` of its three arguments
+/// (casts optional), in floating point.
+bool isMultiplyAccumulate(Block &body) {
+  if (body.getNumArguments() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  auto stripCasts = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<arith::ExtFOp, arith::TruncFOp>(def))
+        break;
+      v = def->getOperand(0);
     }
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
-    why = "dynamic sizes";
-    return failure();
+    return v;
+  };
+  for (int side = 0; side < 2; ++side) {
+    if (add.getOperand(side) != body.getArgument(2))
+      continue;
+    auto mul = add.getOperand(1 - side).getDefiningOp<arith::MulFOp>();
+    if (!mul)
+      return false;
+    Value x = stripCasts(mul.getLhs()), y = stripCasts(mul.getRhs());
+    return (x == body.getArgument(0) && y == body.getArgument(1)) ||
+           (x == body.getArgument(1) && y == body.getArgument(0));
   }
-  for (OpOperand &operand : op->getOpOperands())
-    if (!isa<FloatType>(getElementTypeOrSelf(operand.get().getType()))) {
-      why = "not a floating-point matmul";
-      return failure();
-    }
-  MatmulInfo info;
-  info.m = dims->m[0];
-  info.n = dims->n[0];
-  info.k = dims->k[0];
-  info.mSize = ranges[info.m];
-  info.nSize = ranges[info.n];
-  info.kSize = ranges[info.k];
-  if (!dims->batch.empty()) {
-    info.batch = dims->batch[0];
-    info.batchSize = ranges[*info.batch];
-  }
-  return info;
+  return false;
 }
 
-class MatmulKernelBuilder {
+/// The GEMM view of `op` if this pass maps it, else a reason.
+FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why) {
+  auto fail = [&](StringRef reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return fail("not a two-input op on buffers");
+  for (OpOperand &operand : op->getOpOperands())
+    if (!isa<FloatType>(getElementTypeOrSelf(operand.get().getType())))
+      return fail("not a floating-point matmul");
+  if (!isMultiplyAccumulate(op->getRegion(0).front()))
+    return fail("its body is not a multiply-accumulate");
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return fail("dynamic sizes");
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  AffineMap outMap = maps[2];
+  if (!outMap.isProjectedPermutation())
+    return fail("the output is not indexed by loop variables");
+
+  GemmView view;
+  Group onlyA, onlyB;
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < op.getNumLoops(); ++d) {
+    if (iterators[d] == utils::IteratorType::reduction) {
+      view.reduction.add(d, ranges[d]);
+      continue;
+    }
+    if (!outMap.isFunctionOfDim(d))
+      return fail("a parallel loop does not index the output");
+    bool inA = maps[0].isFunctionOfDim(d), inB = maps[1].isFunctionOfDim(d);
+    if (inA && inB)
+      view.batch.add(d, ranges[d]);
+    else if (inA)
+      onlyA.add(d, ranges[d]);
+    else if (inB)
+      onlyB.add(d, ranges[d]);
+    else
+      return fail("a parallel loop indexes neither input");
+  }
+  if (onlyA.loops.empty() || onlyB.loops.empty())
+    return fail("a matrix-vector product");
+  if (view.reduction.size() < kMinReduction)
+    return fail("a reduction shorter than " + std::to_string(kMinReduction));
+  // Neighbouring threads own neighbouring columns: the columns are the
+  // group of the output's innermost loop, so that stores coalesce.
+  unsigned innermost =
+      cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+  bool colsAreA = llvm::is_contained(onlyA.loops, innermost);
+  view.cols = colsAreA ? onlyA : onlyB;
+  view.rows = colsAreA ? onlyB : onlyA;
+  view.rowOperand = colsAreA ? 1 : 0;
+  return view;
+}
+
+class GemmKernelBuilder {
 public:
-  MatmulKernelBuilder(linalg::LinalgOp op, const MatmulInfo &info,
-                      const TileConfig &tile)
-      : op(op), info(info), tile(tile), loc(op.getLoc()) {}
+  GemmKernelBuilder(linalg::LinalgOp op, const GemmView &view,
+                    const TileConfig &tile)
+      : op(op), view(view), tile(tile), loc(op.getLoc()) {}
 
   void build();
 
@@ -120,21 +189,38 @@ private:
   Value cst(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }
-  /// Indices into operand `operand` for the given loop values (null for
-  /// loops that operand does not use).
-  SmallVector<Value> indices(unsigned operand, ArrayRef<Value> loops) {
+  /// Sets `loops`' entries of `group` from the group's linear index.
+  void setLoops(OpBuilder &b, const Group &group, Value linear,
+                SmallVectorImpl<Value> &loops) {
+    SmallVector<Value> parts = fx::delinearize(b, loc, linear, group.sizes);
+    for (auto [loop, part] : llvm::zip(group.loops, parts))
+      loops[loop] = part;
+  }
+  /// Indices into operand `operand` for the loop values `loops` (loops the
+  /// operand does not use may be null).
+  SmallVector<Value> indices(OpBuilder &b, unsigned operand,
+                             ArrayRef<Value> loops) {
     AffineMap map = op.getIndexingMapsArray()[operand];
+    SmallVector<Value> operands;
+    for (Value v : loops)
+      operands.push_back(v ? v : zero);
     SmallVector<Value> result;
-    for (AffineExpr expr : map.getResults())
-      result.push_back(loops[cast<AffineDimExpr>(expr).getPosition()]);
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        result.push_back(loops[dim.getPosition()]);
+        continue;
+      }
+      result.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
+    }
     return result;
   }
-  /// Whether neighbouring elements of operand `operand` in memory differ in
-  /// loop `loop` (its innermost index is that loop).
-  bool isInnermost(unsigned operand, unsigned loop) {
+  /// Whether operand `operand`'s innermost index moves with the innermost
+  /// loop of `group`: then neighbouring threads walk that group.
+  bool isInnermost(unsigned operand, const Group &group) {
     AffineMap map = op.getIndexingMapsArray()[operand];
     return map.getNumResults() > 0 &&
-           cast<AffineDimExpr>(map.getResults().back()).getPosition() == loop;
+           map.getResults().back().isFunctionOfDim(group.loops.back());
   }
   /// `min(value, bound - 1)` and whether `value < bound`.
   std::pair<Value, Value> clamp(OpBuilder &b, Value value, int64_t bound) {
@@ -144,68 +230,67 @@ private:
         arith::SelectOp::create(b, loc, inBounds, value, cst(b, bound - 1));
     return {clamped, inBounds};
   }
-  /// Copies this k step's tile of input `operand` (rows `rows` of loop
-  /// `rowLoop` from `rowStart`, tile.k columns of the k loop from `kStart`)
-  /// to `shared[k][row]`; out-of-range elements are zero.
-  void loadTile(OpBuilder &b, unsigned operand, unsigned rowLoop,
-                int64_t rowSize, int64_t rows, Value rowStart, Value kStart,
-                Value shared);
+  /// Copies this k step's tile of input `operand` (`count` elements of
+  /// `group` from `start`, tile.k of the reduction from `kStart`) to
+  /// `shared[k][element]`; out-of-range elements are zero.
+  void loadTile(OpBuilder &b, unsigned operand, const Group &group,
+                int64_t count, Value start, Value kStart, Value shared);
 
   linalg::LinalgOp op;
-  const MatmulInfo &info;
+  const GemmView &view;
   const TileConfig &tile;
   Location loc;
-  Value threadId, batchIndex;
+  Value threadId, zero;
+  SmallVector<Value> batchLoops;
 };
 
-void MatmulKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
-                                   unsigned rowLoop, int64_t rowSize,
-                                   int64_t rows, Value rowStart, Value kStart,
-                                   Value shared) {
+void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
+                                 const Group &group, int64_t count, Value start,
+                                 Value kStart, Value shared) {
   Value source = op->getOperand(operand);
   Type element = getElementTypeOrSelf(source.getType());
-  int64_t elements = rows * tile.k, threads = tile.threads();
   // Neighbouring threads walk the operand's innermost dimension, so that
   // their loads coalesce.
-  bool kFastest = isInnermost(operand, info.k);
-  for (int64_t pass = 0; pass < elements / threads; ++pass) {
-    Value e = arith::AddIOp::create(b, loc, threadId, cst(b, pass * threads));
+  bool groupFastest = isInnermost(operand, group);
+  for (int64_t pass = 0; pass < count * tile.k / kThreads; ++pass) {
+    Value e = arith::AddIOp::create(b, loc, threadId, cst(b, pass * kThreads));
     SmallVector<Value> parts =
         fx::delinearize(b, loc, e,
-                        kFastest ? ArrayRef<int64_t>{rows, tile.k}
-                                 : ArrayRef<int64_t>{tile.k, rows});
-    Value row = kFastest ? parts[0] : parts[1];
-    Value kk = kFastest ? parts[1] : parts[0];
-    auto [rowIndex, rowOk] =
-        clamp(b, arith::AddIOp::create(b, loc, rowStart, row), rowSize);
-    auto [kIndex, kOk] =
-        clamp(b, arith::AddIOp::create(b, loc, kStart, kk), info.kSize);
-    SmallVector<Value> loops(op.getNumLoops());
-    loops[rowLoop] = rowIndex;
-    loops[info.k] = kIndex;
-    if (info.batch)
-      loops[*info.batch] = batchIndex;
+                        groupFastest ? ArrayRef<int64_t>{tile.k, count}
+                                     : ArrayRef<int64_t>{count, tile.k});
+    Value g = groupFastest ? parts[1] : parts[0];
+    Value kk = groupFastest ? parts[0] : parts[1];
+    auto [gIndex, gOk] =
+        clamp(b, arith::AddIOp::create(b, loc, start, g), group.size());
+    auto [kIndex, kOk] = clamp(b, arith::AddIOp::create(b, loc, kStart, kk),
+                               view.reduction.size());
+    SmallVector<Value> loops = batchLoops;
+    setLoops(b, group, gIndex, loops);
+    setLoops(b, view.reduction, kIndex, loops);
     Value value =
-        memref::LoadOp::create(b, loc, source, indices(operand, loops));
-    Value ok = arith::AndIOp::create(b, loc, rowOk, kOk);
-    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
-    value = arith::SelectOp::create(b, loc, ok, value, zero);
-    memref::StoreOp::create(b, loc, value, shared, ValueRange{kk, row});
+        memref::LoadOp::create(b, loc, source, indices(b, operand, loops));
+    Value ok = arith::AndIOp::create(b, loc, gOk, kOk);
+    Value zeroValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    value = arith::SelectOp::create(b, loc, ok, value, zeroValue);
+    memref::StoreOp::create(b, loc, value, shared, ValueRange{kk, g});
   }
 }
 
-void MatmulKernelBuilder::build() {
+void GemmKernelBuilder::build() {
   OpBuilder b(op);
   int64_t threadsN = tile.n / tile.perThreadN;
   int64_t threadsM = tile.m / tile.perThreadM;
   Value c1 = cst(b, 1);
   auto launch = gpu::LaunchOp::create(
-      b, loc, cst(b, llvm::divideCeil(info.nSize, tile.n)),
-      cst(b, llvm::divideCeil(info.mSize, tile.m)), cst(b, info.batchSize),
-      cst(b, tile.threads()), c1, c1);
+      b, loc, cst(b, llvm::divideCeil(view.cols.size(), tile.n)),
+      cst(b, llvm::divideCeil(view.rows.size(), tile.m)),
+      cst(b, view.batch.size()), cst(b, kThreads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
-  batchIndex = launch.getBlockIds().z;
+  zero = cst(body, 0);
+  batchLoops.assign(op.getNumLoops(), Value());
+  if (!view.batch.loops.empty())
+    setLoops(body, view.batch, launch.getBlockIds().z, batchLoops);
   Value mStart = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
                                        cst(body, tile.m));
   Value nStart = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
@@ -214,48 +299,51 @@ void MatmulKernelBuilder::build() {
       fx::delinearize(body, loc, threadId, {threadsM, threadsN});
   Value threadRow = rc[0], threadCol = rc[1];
 
-  Value lhs = op.getDpsInputs()[0], rhs = op.getDpsInputs()[1];
+  unsigned rowOperand = view.rowOperand, colOperand = 1 - view.rowOperand;
   Value out = op.getDpsInits()[0];
-  Type lhsType = getElementTypeOrSelf(lhs.getType());
-  Type rhsType = getElementTypeOrSelf(rhs.getType());
   // Tiles are stored k-major so that a thread's reads for one k step are
   // one row; a row of padding keeps the transposing stores of k-fastest
   // loads off a single bank.
-  auto workgroupBuffer = [&](Type element, int64_t rows) {
+  auto workgroupBuffer = [&](unsigned operand, int64_t count) {
+    Type element = getElementTypeOrSelf(op->getOperand(operand).getType());
     return memref::AllocOp::create(
         body, loc,
-        MemRefType::get({tile.k, rows + 1}, element, AffineMap(),
+        MemRefType::get({tile.k, count + 1}, element, AffineMap(),
                         body.getI64IntegerAttr(kWorkgroupMemorySpace)));
   };
-  Value lhsTile = workgroupBuffer(lhsType, tile.m);
-  Value rhsTile = workgroupBuffer(rhsType, tile.n);
+  Value rowTile = workgroupBuffer(rowOperand, tile.m);
+  Value colTile = workgroupBuffer(colOperand, tile.n);
 
   // The output block of this thread: rows threadRow + threadsM * i, columns
   // threadCol + threadsN * j (neighbouring threads, neighbouring columns).
-  SmallVector<Value> rowIndices, rowOks, colIndices, colOks;
-  for (int64_t i = 0; i < tile.perThreadM; ++i) {
-    Value local =
-        arith::AddIOp::create(body, loc, threadRow, cst(body, threadsM * i));
-    auto [index, ok] = clamp(
-        body, arith::AddIOp::create(body, loc, mStart, local), info.mSize);
-    rowIndices.push_back(index);
-    rowOks.push_back(ok);
-  }
-  for (int64_t j = 0; j < tile.perThreadN; ++j) {
-    Value local =
-        arith::AddIOp::create(body, loc, threadCol, cst(body, threadsN * j));
-    auto [index, ok] = clamp(
-        body, arith::AddIOp::create(body, loc, nStart, local), info.nSize);
-    colIndices.push_back(index);
-    colOks.push_back(ok);
-  }
+  SmallVector<SmallVector<Value>> rowLoops, colLoops;
+  SmallVector<Value> rowOks, colOks;
+  auto ownLoops = [&](const Group &group, Value start, Value thread,
+                      int64_t stride, int64_t count,
+                      SmallVectorImpl<SmallVector<Value>> &loops,
+                      SmallVectorImpl<Value> &oks) {
+    for (int64_t i = 0; i < count; ++i) {
+      Value local =
+          arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
+      auto [index, ok] = clamp(
+          body, arith::AddIOp::create(body, loc, start, local), group.size());
+      SmallVector<Value> values(op.getNumLoops());
+      setLoops(body, group, index, values);
+      loops.push_back(values);
+      oks.push_back(ok);
+    }
+  };
+  ownLoops(view.rows, mStart, threadRow, threadsM, tile.perThreadM, rowLoops,
+           rowOks);
+  ownLoops(view.cols, nStart, threadCol, threadsN, tile.perThreadN, colLoops,
+           colOks);
   auto outIndices = [&](int64_t i, int64_t j) {
-    SmallVector<Value> loops(op.getNumLoops());
-    loops[info.m] = rowIndices[i];
-    loops[info.n] = colIndices[j];
-    if (info.batch)
-      loops[*info.batch] = batchIndex;
-    return indices(2, loops);
+    SmallVector<Value> loops = batchLoops;
+    for (auto *group : {&view.rows, &view.cols})
+      for (unsigned loop : group->loops)
+        loops[loop] =
+            group == &view.rows ? rowLoops[i][loop] : colLoops[j][loop];
+    return indices(body, 2, loops);
   };
   // Accumulators start from the output's values (linalg accumulates into
   // its init).
@@ -264,31 +352,32 @@ void MatmulKernelBuilder::build() {
     for (int64_t j = 0; j < tile.perThreadN; ++j)
       inits.push_back(memref::LoadOp::create(body, loc, out, outIndices(i, j)));
 
-  auto kLoop = scf::ForOp::create(
-      body, loc, cst(body, 0), cst(body, info.kSize), cst(body, tile.k), inits);
+  auto kLoop = scf::ForOp::create(body, loc, cst(body, 0),
+                                  cst(body, view.reduction.size()),
+                                  cst(body, tile.k), inits);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value kStart = kLoop.getInductionVar();
-    loadTile(kb, 0, info.m, info.mSize, tile.m, mStart, kStart, lhsTile);
-    loadTile(kb, 1, info.n, info.nSize, tile.n, nStart, kStart, rhsTile);
+    loadTile(kb, rowOperand, view.rows, tile.m, mStart, kStart, rowTile);
+    loadTile(kb, colOperand, view.cols, tile.n, nStart, kStart, colTile);
     gpu::BarrierOp::create(kb, loc);
     auto inner = scf::ForOp::create(kb, loc, cst(kb, 0), cst(kb, tile.k),
                                     cst(kb, 1), kLoop.getRegionIterArgs());
     {
       OpBuilder ib = OpBuilder::atBlockBegin(inner.getBody());
       Value kk = inner.getInductionVar();
-      SmallVector<Value> a, bv;
+      SmallVector<Value> rowValues, colValues;
       for (int64_t i = 0; i < tile.perThreadM; ++i) {
         Value local =
             arith::AddIOp::create(ib, loc, threadRow, cst(ib, threadsM * i));
-        a.push_back(
-            memref::LoadOp::create(ib, loc, lhsTile, ValueRange{kk, local}));
+        rowValues.push_back(
+            memref::LoadOp::create(ib, loc, rowTile, ValueRange{kk, local}));
       }
       for (int64_t j = 0; j < tile.perThreadN; ++j) {
         Value local =
             arith::AddIOp::create(ib, loc, threadCol, cst(ib, threadsN * j));
-        bv.push_back(
-            memref::LoadOp::create(ib, loc, rhsTile, ValueRange{kk, local}));
+        colValues.push_back(
+            memref::LoadOp::create(ib, loc, colTile, ValueRange{kk, local}));
       }
       // The op's own body computes each multiply-accumulate.
       Block &opBody = op->getRegion(0).front();
@@ -297,8 +386,8 @@ void MatmulKernelBuilder::build() {
       for (int64_t i = 0; i < tile.perThreadM; ++i)
         for (int64_t j = 0; j < tile.perThreadN; ++j) {
           IRMapping mapping;
-          mapping.map(opBody.getArgument(0), a[i]);
-          mapping.map(opBody.getArgument(1), bv[j]);
+          mapping.map(opBody.getArgument(rowOperand), rowValues[i]);
+          mapping.map(opBody.getArgument(colOperand), colValues[j]);
           mapping.map(opBody.getArgument(2), accs[i * tile.perThreadN + j]);
           for (Operation &bodyOp : opBody.without_terminator())
             ib.clone(bodyOp, mapping);
@@ -328,25 +417,32 @@ struct MapMatmulsToGPUPass
     : public fx::impl::FXMapMatmulsToGPUBase<MapMatmulsToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::LinalgOp, MatmulInfo>> matmuls;
+    std::vector<std::pair<linalg::LinalgOp, GemmView>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
+      bool candidate = linalg::isaContractionOpInterface(op) ||
+                       linalg::isaConvolutionOpInterface(op);
+      if (!candidate)
+        return;
       std::string why;
-      FailureOr<MatmulInfo> info = analyze(op, why);
-      if (succeeded(info))
-        matmuls.push_back({op, *info});
-      else if (report && linalg::isaContractionOpInterface(op))
+      FailureOr<GemmView> view = analyze(op, why);
+      if (succeeded(view))
+        ops.push_back({op, *view});
+      else if (report)
         op->emitRemark("not mapped as a tiled matmul: ") << why;
     });
-    for (auto &[op, info] : matmuls) {
-      TileConfig tile = chooseTile(info.batchSize, info.mSize, info.nSize);
+    for (auto &[op, view] : ops) {
+      TileConfig tile =
+          chooseTile(view.batch.size(), view.rows.size(), view.cols.size());
       if (report)
-        op->emitRemark() << "tiled matmul: " << tile.m << "x" << tile.n
+        op->emitRemark() << "tiled matmul: " << view.rows.size() << "x"
+                         << view.cols.size() << "x" << view.reduction.size()
+                         << " in " << tile.m << "x" << tile.n
                          << " output tiles, k step " << tile.k << ", "
-                         << tile.threads() << " threads of " << tile.perThreadM
-                         << "x" << tile.perThreadN;
-      MatmulKernelBuilder(op, info, tile).build();
+                         << kThreads << " threads of " << tile.perThreadM << "x"
+                         << tile.perThreadN;
+      GemmKernelBuilder(op, view, tile).build();
     }
   }
 };

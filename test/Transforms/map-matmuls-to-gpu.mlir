@@ -21,7 +21,7 @@
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.matmul
 func.func @matmul(%a: memref<130x70xf32>, %b: memref<70x200xf32>, %c: memref<130x200xf32>) {
-  // expected-remark @below {{tiled matmul: 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  // expected-remark @below {{tiled matmul: 130x200x70 in 64x64 output tiles, k step 16, 256 threads of 4x4}}
   linalg.matmul ins(%a, %b : memref<130x70xf32>, memref<70x200xf32>) outs(%c : memref<130x200xf32>)
   return
 }
@@ -35,7 +35,7 @@ func.func @matmul(%a: memref<130x70xf32>, %b: memref<70x200xf32>, %c: memref<130
 // CHECK: arith.extf
 // CHECK-COUNT-63: arith.addf
 func.func @large_f16(%a: memref<2048x64xf16>, %b: memref<64x2048xf16>, %c: memref<2048x2048xf32>) {
-  // expected-remark @below {{tiled matmul: 128x128 output tiles, k step 8, 256 threads of 8x8}}
+  // expected-remark @below {{tiled matmul: 2048x2048x64 in 128x128 output tiles, k step 8, 256 threads of 8x8}}
   linalg.matmul ins(%a, %b : memref<2048x64xf16>, memref<64x2048xf16>) outs(%c : memref<2048x2048xf32>)
   return
 }
@@ -64,5 +64,36 @@ func.func @unmapped(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32
   linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
   // expected-remark @below {{not mapped as a tiled matmul: dynamic sizes}}
   linalg.matmul ins(%d, %e : memref<?x8xf32>, memref<8x4xf32>) outs(%f : memref<?x4xf32>)
+  return
+}
+
+// -----
+
+// A convolution is an implicit GEMM: its output channels are the rows (the
+// filter's loop), batch and output pixels the columns (the output's
+// innermost loop ow is among them), (c, kh, kw) the reduction; the input's
+// indices are affine in the loops (oh * 2 + kh).
+// CHECK-LABEL: func.func @conv
+// CHECK: gpu.launch
+// CHECK: affine.apply
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @conv(%in: memref<2x8x17x17xf32>, %w: memref<16x8x3x3xf32>, %out: memref<2x16x8x8xf32>) {
+  // expected-remark @below {{tiled matmul: 16x128x72 in 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%in, %w : memref<2x8x17x17xf32>, memref<16x8x3x3xf32>) outs(%out : memref<2x16x8x8xf32>)
+  return
+}
+
+// -----
+
+// Pooling has a convolution's loops but not a multiply-accumulate body; a
+// depthwise convolution is a matrix-vector product per channel (no loop
+// indexes only its filter).
+// CHECK-LABEL: func.func @not_gemms
+// CHECK-NOT: gpu.launch
+func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: memref<1x4x7x7xf32>, %dw: memref<4x3x3xf32>) {
+  // expected-remark @below {{not mapped as a tiled matmul: its body is not a multiply-accumulate}}
+  linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %window : memref<1x4x9x9xf32>, memref<3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
+  // expected-remark @below {{not mapped as a tiled matmul: a matrix-vector product}}
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %dw : memref<1x4x9x9xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
   return
 }

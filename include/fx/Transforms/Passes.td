@@ -345,20 +345,28 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
 }
 
 def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
-  let summary = "Map matmuls to tiled GPU kernels that stage operand tiles "
-                "in workgroup memory";
+  let summary = "Map matmuls and convolutions to tiled GPU kernels that "
+                "stage operand tiles in workgroup memory";
   let description = [{
     After bufferization, before `convert-linalg-to-parallel-loops`: a linalg
-    contraction on buffers with static sizes, floating-point operands, one
-    m, n and k loop, at most one batch loop and operands indexed by loop
-    variables (`linalg.matmul` with any transposition of its operands,
-    `linalg.batch_matmul`, their generic forms) becomes one `gpu.launch`:
+    op on buffers with static sizes, two floating-point inputs, an output
+    indexed by its loop variables and a multiply-accumulate body
+    (`linalg.matmul` with any transposition of its operands,
+    `linalg.batch_matmul`, convolutions, their generic forms) is computed
+    as a GEMM and becomes one `gpu.launch`:
 
-    * a workgroup per output tile (128x128 when that gives at least 256
-      workgroups, else 64x64), the batch in the grid's z;
-    * 256 threads, each accumulating an 8x8 (4x4) block of the tile in
-      registers, strided so that neighbouring threads own neighbouring
-      columns;
+    * the GEMM view: parallel loops that index only one input form the rows
+      or the columns (the columns are the group of the output's innermost
+      loop, so that stores coalesce), loops that index both inputs are a
+      batch, the reduction loops are k. A convolution is an implicit GEMM:
+      output channels x (batch, output pixels) x (input channels, window);
+      input indices such as `oh * stride + kh` are computed per element;
+    * a workgroup per output tile (128 wide along a dimension of at least
+      128 when that still gives 256 workgroups, else 64x64), the batch in
+      the grid's z;
+    * 256 threads, each accumulating a 8x8, 8x4, 4x8 or 4x4 block of the
+      tile in registers, strided so that neighbouring threads own
+      neighbouring columns;
     * per k step (8, or 16 for 64x64 tiles), the workgroup copies both
       operand tiles to workgroup memory (neighbouring threads load along
       each operand's innermost dimension, out-of-range elements are zero),
@@ -367,17 +375,20 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
 
     Accumulators start from the output's values, as linalg accumulates
     into its init; mixed types (f16 operands, f32 accumulator) follow the
-    body's casts. With `report`, every contraction gets a remark: its tile,
-    or why it was not mapped (dynamic sizes, several m/n/k loops,
-    integers). Unmapped contractions stay for
-    `fx-map-parallel-loops-to-gpu` (one thread per output element).
+    body's casts. Not mapped (they stay for `fx-map-parallel-loops-to-gpu`,
+    one thread per output element): dynamic sizes, integer ops, pooling
+    (not a multiply-accumulate), matrix-vector products (a depthwise
+    convolution), reductions shorter than 8. With `report`, every
+    contraction and convolution gets a remark: its GEMM sizes and tile, or
+    why it was not mapped.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
-           "Remark on every contraction: its tiling or why it stays a "
-           "one-thread-per-output kernel">,
+           "Remark on every contraction and convolution: its tiling or why "
+           "it stays a one-thread-per-output kernel">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];

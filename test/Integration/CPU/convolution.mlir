@@ -52,3 +52,15 @@ func.func @conv2d_dynamic_batch(%a0: tensor<?x3x8x8xf32>, %a1: tensor<4x3x3x3xf3
   %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32>
   return %0 : tensor<?x4x8x8xf32>
 }
+
+// Many tiles of a GPU implicit-GEMM kernel: 80 output channels are two row
+// tiles of 64, 2 x 20 x 20 output pixels thirteen column tiles, and the
+// reduction (16 x 3 x 3 = 144) runs nine k steps; 64 channels of 2 x 128 x
+// 128 pixels are enough columns for 64 x 128 tiles.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: (F.conv2d(a0, a1, a2, padding=1), F.conv2d(a3, a4, padding=1))
+func.func @conv2d_tiles(%a0: tensor<2x16x20x20xf32>, %a1: tensor<80x16x3x3xf32>, %a2: tensor<80xf32>, %a3: tensor<2x8x128x128xf32>, %a4: tensor<64x8x3x3xf32>) -> (tensor<2x80x20x20xf32>, tensor<2x64x128x128xf32>) {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x16x20x20xf32>, tensor<80x16x3x3xf32>, tensor<80xf32>) -> tensor<2x80x20x20xf32>
+  %1 = fx.convolution %a3, %a4 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x8x128x128xf32>, tensor<64x8x3x3xf32>) -> tensor<2x64x128x128xf32>
+  return %0, %1 : tensor<2x80x20x20xf32>, tensor<2x64x128x128xf32>
+}
