@@ -245,6 +245,11 @@ def measure(args):
         row["fx_gpu_ms"] = float(m.group(1)) / 1000 if m else None
         m = re.search(r"profile: (\d+) steps", text)
         row["fx_steps"] = int(m.group(1)) if m else None
+        # The profile's slowest steps: where the time goes.
+        steps = [line.split() for line in text.splitlines()
+                 if re.match(r"\s+\d+\s+[0-9.]+ us\s", line)]
+        steps.sort(key=lambda f: -float(f[1]))
+        row["fx_slowest_steps"] = [f"{f[0]} {f[1]} us {f[4]}" for f in steps[:8]]
         got = torch.from_numpy(np.load(out_path)).double()
         with torch.no_grad():
             xs64 = [t.to(device).double() for t in inputs]
