@@ -49,13 +49,15 @@ constexpr int64_t kThreads = 256;
 struct TileConfig {
   int64_t m, n, k;                // output rows and columns, k step
   int64_t perThreadM, perThreadN; // each thread's block of the output
+  /// Split-k: workgroups per output tile, each reducing kPerSplit of k.
+  int64_t splits = 1, kPerSplit = 0;
 };
 
 /// 128-wide tiles along the dimensions that are at least that long when
 /// that still gives enough workgroups to fill a large GPU (256), else
 /// 64x64. Every configuration uses about 8-12 KiB of workgroup memory, under
 /// Vulkan's guaranteed 16 KiB.
-TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols) {
+TileConfig chooseTileShape(int64_t batch, int64_t rows, int64_t cols) {
   auto tiles = [&](int64_t m, int64_t n) {
     return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
   };
@@ -66,6 +68,28 @@ TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols) {
   if (rows >= 128 && tiles(128, 64) >= 256)
     return {128, 64, 8, 8, 4};
   return {64, 64, 16, 4, 4};
+}
+
+/// The tile, split over k when the output has fewer than 128 tiles and k is
+/// long (a ResNet's last convolutions: 512 x 49 outputs, k = 4608): up to
+/// 256 workgroups in all, each reducing at least 4 k steps. The partial
+/// sums go to a temporary buffer that a second kernel adds to the output.
+TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
+                      int64_t reduction) {
+  TileConfig tile = chooseTileShape(batch, rows, cols);
+  int64_t tiles =
+      batch * llvm::divideCeil(rows, tile.m) * llvm::divideCeil(cols, tile.n);
+  tile.kPerSplit = reduction;
+  if (tiles >= 128)
+    return tile;
+  int64_t splits =
+      std::min<int64_t>(llvm::divideCeil(256, tiles), reduction / (4 * tile.k));
+  if (splits < 2)
+    return tile;
+  tile.kPerSplit =
+      llvm::alignTo(llvm::divideCeil(reduction, splits), uint64_t(tile.k));
+  tile.splits = llvm::divideCeil(reduction, tile.kPerSplit);
+  return tile;
 }
 
 /// Loops of the GEMM view, outermost first, with their sizes.
@@ -184,6 +208,8 @@ public:
       : op(op), view(view), tile(tile), loc(op.getLoc()) {}
 
   void build();
+  /// The second kernel of split-k: adds the partial sums to the output.
+  void buildSplitSum(OpBuilder &b, Value partial);
 
 private:
   Value cst(OpBuilder &b, int64_t v) {
@@ -281,16 +307,30 @@ void GemmKernelBuilder::build() {
   int64_t threadsN = tile.n / tile.perThreadN;
   int64_t threadsM = tile.m / tile.perThreadM;
   Value c1 = cst(b, 1);
+  Value out = op.getDpsInits()[0];
+  Type accType = getElementTypeOrSelf(out.getType());
+  // Split-k partial sums go to [split][batch][row][column] of a temporary.
+  Value partial;
+  if (tile.splits > 1)
+    partial = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({tile.splits, view.batch.size(), view.rows.size(),
+                         view.cols.size()},
+                        accType));
   auto launch = gpu::LaunchOp::create(
       b, loc, cst(b, llvm::divideCeil(view.cols.size(), tile.n)),
       cst(b, llvm::divideCeil(view.rows.size(), tile.m)),
-      cst(b, view.batch.size()), cst(b, kThreads), c1, c1);
+      cst(b, view.batch.size() * tile.splits), cst(b, kThreads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
   zero = cst(body, 0);
+  // Split-k: the grid's z is (batch, split).
+  SmallVector<Value> batchAndSplit = fx::delinearize(
+      body, loc, launch.getBlockIds().z, {view.batch.size(), tile.splits});
+  Value batchLinear = batchAndSplit[0], split = batchAndSplit[1];
   batchLoops.assign(op.getNumLoops(), Value());
   if (!view.batch.loops.empty())
-    setLoops(body, view.batch, launch.getBlockIds().z, batchLoops);
+    setLoops(body, view.batch, batchLinear, batchLoops);
   Value mStart = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
                                        cst(body, tile.m));
   Value nStart = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
@@ -300,7 +340,6 @@ void GemmKernelBuilder::build() {
   Value threadRow = rc[0], threadCol = rc[1];
 
   unsigned rowOperand = view.rowOperand, colOperand = 1 - view.rowOperand;
-  Value out = op.getDpsInits()[0];
   // Tiles are stored k-major so that a thread's reads for one k step are
   // one row; a row of padding keeps the transposing stores of k-fastest
   // loads off a single bank.
@@ -317,11 +356,12 @@ void GemmKernelBuilder::build() {
   // The output block of this thread: rows threadRow + threadsM * i, columns
   // threadCol + threadsN * j (neighbouring threads, neighbouring columns).
   SmallVector<SmallVector<Value>> rowLoops, colLoops;
-  SmallVector<Value> rowOks, colOks;
+  SmallVector<Value> rowOks, colOks, rowLinear, colLinear;
   auto ownLoops = [&](const Group &group, Value start, Value thread,
                       int64_t stride, int64_t count,
                       SmallVectorImpl<SmallVector<Value>> &loops,
-                      SmallVectorImpl<Value> &oks) {
+                      SmallVectorImpl<Value> &oks,
+                      SmallVectorImpl<Value> &linear) {
     for (int64_t i = 0; i < count; ++i) {
       Value local =
           arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
@@ -331,12 +371,13 @@ void GemmKernelBuilder::build() {
       setLoops(body, group, index, values);
       loops.push_back(values);
       oks.push_back(ok);
+      linear.push_back(index);
     }
   };
   ownLoops(view.rows, mStart, threadRow, threadsM, tile.perThreadM, rowLoops,
-           rowOks);
+           rowOks, rowLinear);
   ownLoops(view.cols, nStart, threadCol, threadsN, tile.perThreadN, colLoops,
-           colOks);
+           colOks, colLinear);
   auto outIndices = [&](int64_t i, int64_t j) {
     SmallVector<Value> loops = batchLoops;
     for (auto *group : {&view.rows, &view.cols})
@@ -346,15 +387,26 @@ void GemmKernelBuilder::build() {
     return indices(body, 2, loops);
   };
   // Accumulators start from the output's values (linalg accumulates into
-  // its init).
+  // its init); split-k partial sums start from zero.
   SmallVector<Value> inits;
+  Value accZero;
+  if (tile.splits > 1)
+    accZero = arith::ConstantOp::create(body, loc, body.getZeroAttr(accType));
   for (int64_t i = 0; i < tile.perThreadM; ++i)
     for (int64_t j = 0; j < tile.perThreadN; ++j)
-      inits.push_back(memref::LoadOp::create(body, loc, out, outIndices(i, j)));
+      inits.push_back(tile.splits > 1 ? accZero
+                                      : memref::LoadOp::create(body, loc, out,
+                                                               outIndices(i, j))
+                                            .getResult());
 
-  auto kLoop = scf::ForOp::create(body, loc, cst(body, 0),
-                                  cst(body, view.reduction.size()),
-                                  cst(body, tile.k), inits);
+  Value kBegin =
+      arith::MulIOp::create(body, loc, split, cst(body, tile.kPerSplit));
+  Value kEnd = arith::MinUIOp::create(
+      body, loc,
+      arith::AddIOp::create(body, loc, kBegin, cst(body, tile.kPerSplit)),
+      cst(body, view.reduction.size()));
+  auto kLoop =
+      scf::ForOp::create(body, loc, kBegin, kEnd, cst(body, tile.k), inits);
   {
     OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
     Value kStart = kLoop.getInductionVar();
@@ -406,11 +458,55 @@ void GemmKernelBuilder::build() {
       Value ok = arith::AndIOp::create(body, loc, rowOks[i], colOks[j]);
       auto guard = scf::IfOp::create(body, loc, ok, /*withElse=*/false);
       OpBuilder gb = guard.getThenBodyBuilder();
-      memref::StoreOp::create(gb, loc, kLoop.getResult(i * tile.perThreadN + j),
-                              out, outIndices(i, j));
+      Value result = kLoop.getResult(i * tile.perThreadN + j);
+      if (partial)
+        memref::StoreOp::create(
+            gb, loc, result, partial,
+            ValueRange{split, batchLinear, rowLinear[i], colLinear[j]});
+      else
+        memref::StoreOp::create(gb, loc, result, out, outIndices(i, j));
     }
   gpu::TerminatorOp::create(body, loc);
+  if (partial)
+    buildSplitSum(b, partial);
   op->erase();
+}
+
+void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
+  // One thread per output element: the output plus its partial sums, in
+  // split order.
+  int64_t total = view.batch.size() * view.rows.size() * view.cols.size();
+  Value c1 = cst(b, 1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, kThreads)),
+                            c1, c1, cst(b, kThreads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  zero = cst(body, 0);
+  Value index = arith::AddIOp::create(
+      body, loc, launch.getThreadIds().x,
+      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                            cst(body, kThreads)));
+  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
+                                        index, cst(body, total));
+  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
+  OpBuilder gb = guard.getThenBodyBuilder();
+  SmallVector<Value> brc = fx::delinearize(
+      gb, loc, index, {view.batch.size(), view.rows.size(), view.cols.size()});
+  SmallVector<Value> loops(op.getNumLoops());
+  if (!view.batch.loops.empty())
+    setLoops(gb, view.batch, brc[0], loops);
+  setLoops(gb, view.rows, brc[1], loops);
+  setLoops(gb, view.cols, brc[2], loops);
+  Value out = op.getDpsInits()[0];
+  SmallVector<Value> outIndex = indices(gb, 2, loops);
+  Value acc = memref::LoadOp::create(gb, loc, out, outIndex);
+  for (int64_t s = 0; s < tile.splits; ++s)
+    acc = arith::AddFOp::create(
+        gb, loc, acc,
+        memref::LoadOp::create(gb, loc, partial,
+                               ValueRange{cst(gb, s), brc[0], brc[1], brc[2]}));
+  memref::StoreOp::create(gb, loc, acc, out, outIndex);
+  gpu::TerminatorOp::create(body, loc);
 }
 
 struct MapMatmulsToGPUPass
@@ -433,15 +529,19 @@ struct MapMatmulsToGPUPass
         op->emitRemark("not mapped as a tiled matmul: ") << why;
     });
     for (auto &[op, view] : ops) {
-      TileConfig tile =
-          chooseTile(view.batch.size(), view.rows.size(), view.cols.size());
+      TileConfig tile = chooseTile(view.batch.size(), view.rows.size(),
+                                   view.cols.size(), view.reduction.size());
       if (report)
         op->emitRemark() << "tiled matmul: " << view.rows.size() << "x"
                          << view.cols.size() << "x" << view.reduction.size()
                          << " in " << tile.m << "x" << tile.n
                          << " output tiles, k step " << tile.k << ", "
                          << kThreads << " threads of " << tile.perThreadM << "x"
-                         << tile.perThreadN;
+                         << tile.perThreadN
+                         << (tile.splits > 1
+                                 ? ", k split " + std::to_string(tile.splits) +
+                                       " ways"
+                                 : std::string());
       GemmKernelBuilder(op, view, tile).build();
     }
   }

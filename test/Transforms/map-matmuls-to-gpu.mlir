@@ -97,3 +97,21 @@ func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: m
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %dw : memref<1x4x9x9xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
   return
 }
+
+// -----
+
+// One output tile and a long k: split 32 ways (256 / 1 tiles, at most k / 64)
+// into a temporary, then a second kernel adds the splits to the output.
+// CHECK-LABEL: func.func @split_k
+// CHECK: %[[PARTIAL:.*]] = memref.alloc() : memref<32x1x40x50xf32>
+// CHECK: gpu.launch
+// CHECK: arith.minui
+// CHECK: memref.store %{{.*}}, %[[PARTIAL]]
+// CHECK: gpu.launch
+// CHECK-COUNT-32: arith.addf
+// CHECK: memref.store
+func.func @split_k(%a: memref<40x2048xf32>, %b: memref<2048x50xf32>, %c: memref<40x50xf32>) {
+  // expected-remark @below {{tiled matmul: 40x50x2048 in 64x64 output tiles, k step 16, 256 threads of 4x4, k split 32 ways}}
+  linalg.matmul ins(%a, %b : memref<40x2048xf32>, memref<2048x50xf32>) outs(%c : memref<40x50xf32>)
+  return
+}

@@ -364,6 +364,10 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     * a workgroup per output tile (128 wide along a dimension of at least
       128 when that still gives 256 workgroups, else 64x64), the batch in
       the grid's z;
+    * split-k when the output has fewer than 128 tiles and k is long (a
+      ResNet's last convolutions): up to 256 workgroups, each reducing a
+      slice of at least 4 k steps into a temporary, then a second kernel
+      adds the slices to the output;
     * 256 threads, each accumulating a 8x8, 8x4, 4x8 or 4x4 block of the
       tile in registers, strided so that neighbouring threads own
       neighbouring columns;

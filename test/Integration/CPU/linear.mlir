@@ -104,3 +104,12 @@ func.func @mm_f16_tiles(%a0: tensor<100x48xf16>, %a1: tensor<48x72xf16>) -> tens
   %0 = fx.mm %a0, %a1 : (tensor<100x48xf16>, tensor<48x72xf16>) -> tensor<100x72xf16>
   return %0 : tensor<100x72xf16>
 }
+
+// Split-k on the GPU: one 64x64 output tile and k = 2048, so 32 workgroups
+// each reduce 64 of k into a temporary and a second kernel adds them.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: torch.addmm(a2, a0, a1)
+func.func @addmm_split_k(%a0: tensor<40x2048xf32>, %a1: tensor<2048x50xf32>, %a2: tensor<40x50xf32>) -> tensor<40x50xf32> {
+  %0 = fx.addmm %a2, %a0, %a1 : (tensor<40x50xf32>, tensor<40x2048xf32>, tensor<2048x50xf32>) -> tensor<40x50xf32>
+  return %0 : tensor<40x50xf32>
+}
