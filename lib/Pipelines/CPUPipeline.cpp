@@ -28,6 +28,19 @@ std::string fx::buildFusionStages(const CPUPipelineOptions &options) {
   return pipeline;
 }
 
+std::string fx::buildBufferizationStages() {
+  return ",one-shot-bufferize{bufferize-function-boundaries "
+         "function-boundary-type-conversion=identity-layout-map}"
+         // Tiled loops carry their output buffer and copy each tile onto
+         // itself; CSE + canonicalization fold both, so the result is the
+         // allocation itself and buffer-results-to-out-params replaces it by
+         // the caller's buffer.
+         ",canonicalize,cse,canonicalize"
+         ",buffer-results-to-out-params{hoist-static-allocs=true "
+         "modify-public-functions=true}"
+         ",canonicalize";
+}
+
 void fx::buildCPUPipeline(OpPassManager &pm,
                           const CPUPipelineOptions &options) {
   // The pipeline is spelled as pass-pipeline text: every stage stays visible
@@ -43,20 +56,11 @@ void fx::buildCPUPipeline(OpPassManager &pm,
         "}),canonicalize,cse,loop-invariant-subset-hoisting,canonicalize";
   if (options.emitCInterface)
     pipeline += ",fx-emit-c-interface";
+  // Tensors to buffers; internal buffers are freed by the ownership-based
+  // deallocation.
+  pipeline += buildBufferizationStages();
   pipeline +=
-      // Tensors to buffers: inputs and outputs become identity-layout
-      // memrefs, results become caller-provided out-params, and internal
-      // buffers are freed by the ownership-based deallocation.
-      ",one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map}"
-      // Tiled loops carry their output buffer and copy each tile onto
-      // itself; CSE + canonicalization fold both, so the result is the
-      // allocation itself and buffer-results-to-out-params replaces it by the
-      // caller's buffer.
-      ",canonicalize,cse,canonicalize"
-      ",buffer-results-to-out-params{hoist-static-allocs=true "
-      "modify-public-functions=true}"
-      ",canonicalize,buffer-deallocation-pipeline"
+      ",buffer-deallocation-pipeline"
       ",convert-bufferization-to-memref"
       // Parallel chunks (scf.forall) become outlined bodies ...
       ",fx-outline-forall"

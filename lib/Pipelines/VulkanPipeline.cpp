@@ -55,39 +55,33 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
     // workgroup per row (fx-map-row-kernels-to-gpu below).
     pipeline += ",func.func(fx-form-dispatch-regions{row-kernels=true "
                 "threads=1}),canonicalize,cse";
-  pipeline +=
-      // Tensors to buffers, with the same calling convention as the CPU
-      // pipeline: inputs then outputs, all identity-layout memrefs. The
-      // runtime owns every buffer, so no deallocation pipeline.
-      ",one-shot-bufferize{bufferize-function-boundaries "
-      "function-boundary-type-conversion=identity-layout-map}"
-      ",canonicalize,cse,canonicalize"
-      ",buffer-results-to-out-params{hoist-static-allocs=true "
-      "modify-public-functions=true}"
-      ",canonicalize,convert-bufferization-to-memref"
-      // Every linalg op (and memref.copy) becomes a gpu.launch over its
-      // parallel loops.
-      // Parallel loops go outermost first, so that reductions become
-      // sequential loops inside one thread per output element; parallel
-      // loops nested in kernels run sequentially too.
-      ",func.func(fx-map-matmuls-to-gpu,fx-map-row-kernels-to-gpu{"
-      "workgroup-size=" +
-      std::to_string(options.rowWorkgroupSize) +
-      "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
-      "fx-map-parallel-loops-to-gpu{workgroup-size=" +
-      std::to_string(options.workgroupSize) +
-      "},scf-parallel-for-to-nested-fors)"
-      // Kernels read the underlying buffers: views fold into indices.
-      ",fold-memref-alias-ops,canonicalize,cse"
-      ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
-      ",fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
-      ",spirv-attach-target{" +
-      targetOptions +
-      "}"
-      ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
-      ",fx-guard-zero-trip-loops)"
-      ",convert-gpu-to-spirv"
-      ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+  // Tensors to buffers, with the CPU pipeline's calling convention. The
+  // runtime owns every buffer, so no deallocation pipeline.
+  pipeline += buildBufferizationStages();
+  pipeline += ",convert-bufferization-to-memref"
+              // Every linalg op (and memref.copy) becomes a gpu.launch over its
+              // parallel loops.
+              // Parallel loops go outermost first, so that reductions become
+              // sequential loops inside one thread per output element; parallel
+              // loops nested in kernels run sequentially too.
+              ",func.func(fx-map-matmuls-to-gpu,fx-map-row-kernels-to-gpu{"
+              "workgroup-size=" +
+              std::to_string(options.rowWorkgroupSize) +
+              "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
+              "fx-map-parallel-loops-to-gpu{workgroup-size=" +
+              std::to_string(options.workgroupSize) +
+              "},scf-parallel-for-to-nested-fors)"
+              // Kernels read the underlying buffers: views fold into indices.
+              ",fold-memref-alias-ops,canonicalize,cse"
+              ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
+              ",fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
+              ",spirv-attach-target{" +
+              targetOptions +
+              "}"
+              ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
+              ",fx-guard-zero-trip-loops)"
+              ",convert-gpu-to-spirv"
+              ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
   // parsePassPipeline reports what it rejects (a bad capability name in
   // target=caps=...) on stderr.
   return parsePassPipeline(pipeline, pm);

@@ -20,6 +20,13 @@ std::pair<Value, Value> copyIndex(OpBuilder &b, Location loc, Value i,
         b, loc, i,
         arith::MulIOp::create(b, loc, stride,
                               arith::ConstantIndexOp::create(b, loc, k)));
+  return fx::clampIndex(b, loc, index, count);
+}
+
+} // namespace
+
+std::pair<Value, Value> mlir::fx::clampIndex(OpBuilder &b, Location loc,
+                                             Value index, int64_t count) {
   Value limit = arith::ConstantIndexOp::create(b, loc, count);
   Value valid =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, limit);
@@ -27,8 +34,6 @@ std::pair<Value, Value> copyIndex(OpBuilder &b, Location loc, Value i,
   Value clamped = arith::MinUIOp::create(b, loc, index, last);
   return {clamped, valid};
 }
-
-} // namespace
 
 SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
                                          Value linear,

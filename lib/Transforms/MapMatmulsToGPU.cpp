@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::fx {
@@ -96,12 +97,7 @@ TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
 struct Group {
   SmallVector<unsigned> loops;
   SmallVector<int64_t> sizes;
-  int64_t size() const {
-    int64_t n = 1;
-    for (int64_t s : sizes)
-      n *= s;
-    return n;
-  }
+  int64_t size() const { return computeProduct(sizes); }
   void add(unsigned loop, int64_t size) {
     loops.push_back(loop);
     sizes.push_back(size);
@@ -248,14 +244,6 @@ private:
     return map.getNumResults() > 0 &&
            map.getResults().back().isFunctionOfDim(group.loops.back());
   }
-  /// `min(value, bound - 1)` and whether `value < bound`.
-  std::pair<Value, Value> clamp(OpBuilder &b, Value value, int64_t bound) {
-    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           value, cst(b, bound));
-    Value clamped =
-        arith::SelectOp::create(b, loc, inBounds, value, cst(b, bound - 1));
-    return {clamped, inBounds};
-  }
   /// Copies this k step's tile of input `operand` (`count` elements of
   /// `group` from `start`, tile.k of the reduction from `kStart`) to
   /// `shared[k][element]`; out-of-range elements are zero.
@@ -286,10 +274,11 @@ void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
                                      : ArrayRef<int64_t>{count, tile.k});
     Value g = groupFastest ? parts[1] : parts[0];
     Value kk = groupFastest ? parts[0] : parts[1];
-    auto [gIndex, gOk] =
-        clamp(b, arith::AddIOp::create(b, loc, start, g), group.size());
-    auto [kIndex, kOk] = clamp(b, arith::AddIOp::create(b, loc, kStart, kk),
-                               view.reduction.size());
+    auto [gIndex, gOk] = fx::clampIndex(
+        b, loc, arith::AddIOp::create(b, loc, start, g), group.size());
+    auto [kIndex, kOk] =
+        fx::clampIndex(b, loc, arith::AddIOp::create(b, loc, kStart, kk),
+                       view.reduction.size());
     SmallVector<Value> loops = batchLoops;
     setLoops(b, group, gIndex, loops);
     setLoops(b, view.reduction, kIndex, loops);
@@ -357,23 +346,23 @@ void GemmKernelBuilder::build() {
   // threadCol + threadsN * j (neighbouring threads, neighbouring columns).
   SmallVector<SmallVector<Value>> rowLoops, colLoops;
   SmallVector<Value> rowOks, colOks, rowLinear, colLinear;
-  auto ownLoops = [&](const Group &group, Value start, Value thread,
-                      int64_t stride, int64_t count,
-                      SmallVectorImpl<SmallVector<Value>> &loops,
-                      SmallVectorImpl<Value> &oks,
-                      SmallVectorImpl<Value> &linear) {
-    for (int64_t i = 0; i < count; ++i) {
-      Value local =
-          arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
-      auto [index, ok] = clamp(
-          body, arith::AddIOp::create(body, loc, start, local), group.size());
-      SmallVector<Value> values(op.getNumLoops());
-      setLoops(body, group, index, values);
-      loops.push_back(values);
-      oks.push_back(ok);
-      linear.push_back(index);
-    }
-  };
+  auto ownLoops =
+      [&](const Group &group, Value start, Value thread, int64_t stride,
+          int64_t count, SmallVectorImpl<SmallVector<Value>> &loops,
+          SmallVectorImpl<Value> &oks, SmallVectorImpl<Value> &linear) {
+        for (int64_t i = 0; i < count; ++i) {
+          Value local =
+              arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
+          auto [index, ok] = fx::clampIndex(
+              body, loc, arith::AddIOp::create(body, loc, start, local),
+              group.size());
+          SmallVector<Value> values(op.getNumLoops());
+          setLoops(body, group, index, values);
+          loops.push_back(values);
+          oks.push_back(ok);
+          linear.push_back(index);
+        }
+      };
   ownLoops(view.rows, mStart, threadRow, threadsM, tile.perThreadM, rowLoops,
            rowOks, rowLinear);
   ownLoops(view.cols, nStart, threadCol, threadsN, tile.perThreadN, colLoops,

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -62,13 +63,6 @@ Value baseBuffer(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();
   return memref;
-}
-
-int64_t product(ArrayRef<int64_t> sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes)
-    n *= s;
-  return n;
 }
 
 /// Builds the launch of one row kernel.
@@ -203,7 +197,7 @@ LogicalResult RowKernelBuilder::emitGeneric(OpBuilder &b,
     return op.emitOpError("in a row kernel must have one output");
   Value out = mapping.lookupOrDefault(op.getDpsInits().front());
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  int64_t count = product(ranges);
+  int64_t count = computeProduct(ranges);
   bool distributed = !isPrivate(out);
   bool threadZeroOnly = distributed && count <= 1;
   for (OpOperand *input : op.getDpsInputOperands())
@@ -298,7 +292,7 @@ LogicalResult RowKernelBuilder::emitReduction(OpBuilder &b,
 
   // Each thread's part of the row.
   Value identity = arith::ConstantOp::create(b, loc, *neutral);
-  int64_t count = product(reducedRanges);
+  int64_t count = computeProduct(reducedRanges);
   Value partial = fx::emitUnrolledStridedReduction(
       b, loc, threadId, count, numThreads, fx::kStridedUnroll, identity,
       [&](OpBuilder &inner, Value index, Value acc) {
@@ -378,7 +372,7 @@ LogicalResult RowKernelBuilder::emitOp(OpBuilder &b, Operation *op) {
     auto type = cast<MemRefType>(out.getType());
     SmallVector<int64_t> shape(type.getShape());
     bool distributed = !isPrivate(out);
-    int64_t count = product(shape);
+    int64_t count = computeProduct(shape);
     Value value = mapping.lookupOrDefault(fill.getInputs().front());
     emitLoop(b, count, distributed, [&](OpBuilder &inner, Value linear) {
       SmallVector<Value> ivs = delinearize(inner, linear, shape);
@@ -395,7 +389,7 @@ LogicalResult RowKernelBuilder::emitOp(OpBuilder &b, Operation *op) {
     if (!type.hasStaticShape())
       return op->emitOpError("in a row kernel must have a static shape");
     SmallVector<int64_t> shape(type.getShape());
-    int64_t count = product(shape);
+    int64_t count = computeProduct(shape);
     bool distributed = !isPrivate(target);
     if (!isPrivate(source) &&
         failed(checkRead(op, source, distributed && count <= 1)))
@@ -440,7 +434,7 @@ LogicalResult RowKernelBuilder::build() {
   SmallVector<int64_t> rows;
   for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps))
     rows.push_back(step > 0 && ub > lb ? (ub - lb + step - 1) / step : 0);
-  int64_t numRows = product(rows);
+  int64_t numRows = computeProduct(rows);
   if (numRows == 0) {
     forall.erase();
     return success();

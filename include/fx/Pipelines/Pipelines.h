@@ -61,6 +61,12 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 /// `fx-fusion-report` runs on its own).
 std::string buildFusionStages(const CPUPipelineOptions &options);
 
+/// Tensors to buffers, as pass-pipeline text starting with a comma: the
+/// calling convention of both pipelines (inputs then caller-provided
+/// outputs, all identity-layout memrefs), with the result buffers replaced
+/// by the outputs. Deallocation, which only the CPU needs, is not included.
+std::string buildBufferizationStages();
+
 /// FX dialect -> LLVM dialect for the host CPU. After it, every public
 /// function takes its inputs and then its outputs as memrefs with identity
 /// layout (results become caller-provided output buffers).

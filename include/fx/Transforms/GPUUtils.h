@@ -18,6 +18,11 @@ namespace mlir::fx {
 /// memory latency (one is about a third of an H200's bandwidth).
 constexpr int64_t kStridedUnroll = 4;
 
+/// `min(index, count - 1)` (unsigned) and whether `index < count`: an index
+/// that is always safe to load from, and whether its element exists.
+std::pair<Value, Value> clampIndex(OpBuilder &b, Location loc, Value index,
+                                   int64_t count);
+
 /// The indices of `linear` in a row-major iteration space of static
 /// `sizes` (innermost fastest): unit dimensions get 0, and the remainder and
 /// division are skipped where the dimensions above are all units.
