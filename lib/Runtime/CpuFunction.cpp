@@ -69,7 +69,8 @@ FunctionSignature::checkArguments(const std::vector<Tensor> &inputs,
   return Status::ok();
 }
 
-Result<std::vector<Tensor>> FunctionSignature::allocateOutputs() const {
+Result<std::vector<Tensor>> FunctionSignature::runWithNewOutputs(
+    const std::function<Status(std::vector<Tensor> &)> &runInto) const {
   std::vector<Tensor> tensors;
   for (const TensorSpec &spec : outputs) {
     Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
@@ -77,6 +78,8 @@ Result<std::vector<Tensor>> FunctionSignature::allocateOutputs() const {
       return t.status();
     tensors.push_back(t.take());
   }
+  if (Status s = runInto(tensors); !s.isOk())
+    return s;
   return tensors;
 }
 
@@ -102,11 +105,6 @@ Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
 
 Result<std::vector<Tensor>>
 CpuFunction::run(const std::vector<Tensor> &inputs) const {
-  Result<std::vector<Tensor>> outputs = sig.allocateOutputs();
-  if (!outputs.isOk())
-    return outputs;
-  Status s = runInto(inputs, outputs.value());
-  if (!s.isOk())
-    return s;
-  return outputs;
+  return sig.runWithNewOutputs(
+      [&](std::vector<Tensor> &outputs) { return runInto(inputs, outputs); });
 }

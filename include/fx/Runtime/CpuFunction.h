@@ -12,6 +12,7 @@
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/Tensor.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,8 +48,11 @@ struct FunctionSignature {
   /// every executor (CPU, Vulkan).
   Status checkArguments(const std::vector<Tensor> &inputs,
                         const std::vector<Tensor> &outputs) const;
-  /// Zero-filled tensors for the outputs.
-  Result<std::vector<Tensor>> allocateOutputs() const;
+  /// Zero-filled tensors for the outputs, filled by `runInto`: how every
+  /// executor's `run` (outputs returned) builds on its `runInto` (outputs
+  /// given).
+  Result<std::vector<Tensor>> runWithNewOutputs(
+      const std::function<Status(std::vector<Tensor> &)> &runInto) const;
 
   bool operator==(const FunctionSignature &other) const {
     return inputs == other.inputs && outputs == other.outputs;

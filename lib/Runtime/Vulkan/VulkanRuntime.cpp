@@ -1900,14 +1900,8 @@ const FunctionSignature &Executable::signature() const {
 }
 
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor> &inputs) {
-  Result<std::vector<Tensor>> outputs =
-      state->program.signature.allocateOutputs();
-  if (!outputs.isOk())
-    return outputs;
-  Status s = runInto(inputs, outputs.value());
-  if (!s.isOk())
-    return s;
-  return outputs;
+  return state->program.signature.runWithNewOutputs(
+      [&](std::vector<Tensor> &outputs) { return runInto(inputs, outputs); });
 }
 
 Status Executable::runInto(const std::vector<Tensor> &inputs,
