@@ -30,5 +30,6 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
-tools = ["fx-opt", "fx-run", "fx-compile", "fxrt-run", "not", "count", "split-file"]
+tools = ["fx-opt", "fx-run", "fx-compile", "fxrt-run", "not", "count", "split-file",
+         "llvm-readelf"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)

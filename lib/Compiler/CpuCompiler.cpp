@@ -18,9 +18,21 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 using namespace mlir;
 
@@ -161,7 +173,7 @@ void registerCpuCompilerDependencies(DialectRegistry &registry) {
     mlir::fx::registerFXTransformsPasses();
     mlir::fx::registerFXConversionPasses();
     mlir::fx::registerCPUPipeline();
-  mlir::fx::registerVulkanPipeline();
+    mlir::fx::registerVulkanPipeline();
     return true;
   }();
   (void)passesRegistered;
@@ -216,8 +228,10 @@ JitModule::JitModule(std::unique_ptr<ExecutionEngine> engine)
 
 JitModule::~JitModule() = default;
 
-FailureOr<std::unique_ptr<JitModule>>
-JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
+/// Lowers `module` with fx-cpu-pipeline to the LLVM dialect and checks that
+/// its entry points follow the runtime's calling convention.
+static LogicalResult lowerToLLVMDialect(ModuleOp module,
+                                        const CpuCompileOptions &options) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
@@ -244,14 +258,23 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
              << "' returns a value; the CPU calling convention needs every "
                 "result as an output buffer";
   }
+  return success();
+}
 
-  static bool targetInitialized = [] {
+static void initializeNativeTarget() {
+  static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     return true;
   }();
-  (void)targetInitialized;
+  (void)initialized;
+}
 
+FailureOr<std::unique_ptr<JitModule>>
+JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
+  if (failed(lowerToLLVMDialect(module, options)))
+    return failure();
+  initializeNativeTarget();
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder) {
     emitError(module.getLoc()) << "cannot detect the host CPU: "
@@ -303,6 +326,297 @@ llvm::Expected<rt::PackedFunction> JitModule::lookup(StringRef name) const {
   if (!fn)
     return fn.takeError();
   return reinterpret_cast<rt::PackedFunction>(*fn);
+}
+
+} // namespace fx
+
+//===----------------------------------------------------------------------===//
+// Ahead-of-time compilation into a shared object
+//===----------------------------------------------------------------------===//
+
+namespace fx {
+
+/// Gives each runtime function the code calls (a declaration) a body that
+/// calls through the pointer variable `__fxrt_import_<name>`, which the
+/// loader fills; returns the names. This way the shared object has no
+/// undefined symbol the process must provide.
+static std::vector<std::string> routeImports(llvm::Module &module) {
+  std::vector<std::string> routed;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(ctx);
+  for (const std::string &name : rt::cpuImportNames()) {
+    llvm::Function *fn = module.getFunction(name);
+    if (!fn || !fn->isDeclaration())
+      continue;
+    auto *slot = new llvm::GlobalVariable(
+        module, ptrType, /*isConstant=*/false,
+        llvm::GlobalValue::ExternalLinkage,
+        llvm::ConstantPointerNull::get(ptrType), rt::kCpuImportPrefix + name);
+    fn->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+    llvm::Value *target = b.CreateLoad(ptrType, slot);
+    llvm::SmallVector<llvm::Value *> args;
+    for (llvm::Argument &arg : fn->args())
+      args.push_back(&arg);
+    llvm::CallInst *call = b.CreateCall(fn->getFunctionType(), target, args);
+    if (fn->getReturnType()->isVoidTy())
+      b.CreateRetVoid();
+    else
+      b.CreateRet(call);
+    routed.push_back(name);
+  }
+  return routed;
+}
+
+/// Defines `symbol(void **args)`, the packed form of `ciface`: args[i]
+/// points to the pointer to argument i's memref descriptor (CpuFunction.h).
+static void definePackedEntry(llvm::Module &module, llvm::Function *ciface,
+                              llvm::StringRef symbol) {
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptrType = llvm::PointerType::getUnqual(ctx);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptrType},
+                                       /*isVarArg=*/false);
+  auto *packed = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, symbol, module);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", packed));
+  llvm::SmallVector<llvm::Value *> args;
+  for (unsigned i = 0, e = ciface->arg_size(); i < e; ++i) {
+    llvm::Value *slot =
+        b.CreateConstGEP1_64(ptrType, packed->getArg(0), uint64_t(i));
+    llvm::Value *descriptorRef = b.CreateLoad(ptrType, slot);
+    args.push_back(b.CreateLoad(ptrType, descriptorRef));
+  }
+  b.CreateCall(ciface, args);
+  b.CreateRetVoid();
+}
+
+/// Runs the code generator of `tm` on `module` into bytes.
+static std::optional<std::string> emitCode(llvm::Module &module,
+                                           llvm::TargetMachine &tm,
+                                           llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream stream(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, stream, nullptr, type))
+    return std::nullopt;
+  pm.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+/// The first of `candidates` that exists.
+static std::string firstExisting(llvm::ArrayRef<std::string> candidates) {
+  for (const std::string &path : candidates)
+    if (llvm::sys::fs::exists(path))
+      return path;
+  return {};
+}
+
+/// The linker: `requested`, else ld.lld on PATH, else in LLVM's bin dir.
+static std::string findLinker(llvm::StringRef requested) {
+  if (!requested.empty()) {
+    if (requested.contains('/'))
+      return llvm::sys::fs::can_execute(requested) ? requested.str()
+                                                   : std::string();
+    if (auto path = llvm::sys::findProgramByName(requested))
+      return *path;
+    return {};
+  }
+  for (const char *name : {"ld.lld", "ld.lld-22"})
+    if (auto path = llvm::sys::findProgramByName(name))
+      return *path;
+  return firstExisting({FX_LLVM_TOOLS_DIR "/ld.lld"});
+}
+
+/// The libraries the shared object links with: the compiler runtime's
+/// builtins (f16/bf16 conversions), libm and libc.
+static std::vector<std::string> findLinkLibraries(llvm::StringRef linker,
+                                                  llvm::StringRef arch) {
+  std::vector<std::string> libraries;
+  // The builtins archive of the clang next to the linker (LLVM's layout:
+  // bin/ld.lld, lib/clang/<version>/lib/linux/).
+  llvm::SmallString<256> clangLib =
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(linker));
+  llvm::sys::path::append(clangLib, "lib", "clang");
+  std::error_code ec;
+  std::string builtins;
+  for (llvm::sys::fs::directory_iterator it(clangLib, ec), end;
+       !ec && it != end && builtins.empty(); it.increment(ec))
+    builtins = firstExisting(
+        {it->path() + "/lib/linux/libclang_rt.builtins-" + arch.str() + ".a",
+         it->path() + "/lib/" + arch.str() +
+             "-pc-linux-gnu/libclang_rt.builtins.a",
+         it->path() + "/lib/" + arch.str() +
+             "-unknown-linux-gnu/libclang_rt.builtins.a"});
+  std::string multiarch = arch.str() + "-linux-gnu";
+  auto systemLibrary = [&](const std::string &name) {
+    return firstExisting({"/lib/" + multiarch + "/" + name,
+                          "/usr/lib/" + multiarch + "/" + name,
+                          "/lib64/" + name, "/usr/lib64/" + name});
+  };
+  if (!builtins.empty())
+    libraries.push_back(builtins);
+  else if (std::string gcc = systemLibrary("libgcc_s.so.1"); !gcc.empty())
+    libraries.push_back(gcc);
+  for (const char *name : {"libm.so.6", "libc.so.6"})
+    if (std::string path = systemLibrary(name); !path.empty())
+      libraries.push_back(path);
+  return libraries;
+}
+
+/// Links `object` into a shared object with `linker`.
+static FailureOr<std::vector<uint8_t>>
+linkSharedObject(Location loc, llvm::StringRef object,
+                 const CpuCodeOptions &options, llvm::StringRef arch) {
+  std::string linker = findLinker(options.linker);
+  if (linker.empty())
+    return emitError(loc)
+           << (options.linker.empty()
+                   ? std::string("cannot find the linker ld.lld (install "
+                                 "lld, or name one with --linker)")
+                   : "cannot find the linker '" + options.linker + "'");
+  llvm::SmallString<128> objectPath, libraryPath, logPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("fx-cpu", "o", objectPath))
+    return emitError(loc) << "cannot create a temporary file: " << ec.message();
+  llvm::FileRemover removeObject(objectPath);
+  (void)llvm::sys::fs::createTemporaryFile("fx-cpu", "so", libraryPath);
+  llvm::FileRemover removeLibrary(libraryPath);
+  (void)llvm::sys::fs::createTemporaryFile("fx-cpu-link", "log", logPath);
+  llvm::FileRemover removeLog(logPath);
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(objectPath, ec);
+    if (ec)
+      return emitError(loc)
+             << "cannot write " << objectPath << ": " << ec.message();
+    out << object;
+  }
+  std::vector<std::string> args = {linker,
+                                   "-shared",
+                                   "--no-undefined",
+                                   "-z",
+                                   "noexecstack",
+                                   "-z",
+                                   "now",
+                                   "--hash-style=gnu",
+                                   "--build-id=none",
+                                   "-o",
+                                   libraryPath.str().str(),
+                                   objectPath.str().str()};
+  for (std::string &library : findLinkLibraries(linker, arch))
+    args.push_back(std::move(library));
+  llvm::SmallVector<llvm::StringRef> argRefs(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                                logPath.str()};
+  std::string error;
+  int rc =
+      llvm::sys::ExecuteAndWait(linker, argRefs, std::nullopt, redirects,
+                                /*SecondsToWait=*/0, /*MemoryLimit=*/0, &error);
+  if (rc != 0) {
+    auto log = llvm::MemoryBuffer::getFile(logPath);
+    return emitError(loc) << "linking the CPU code with " << linker << " failed"
+                          << (error.empty() ? "" : ": " + error) << "\n"
+                          << (log ? (*log)->getBuffer() : "");
+  }
+  auto library = llvm::MemoryBuffer::getFile(libraryPath);
+  if (!library)
+    return emitError(loc) << "cannot read the linked CPU code: "
+                          << library.getError().message();
+  llvm::StringRef bytes = (*library)->getBuffer();
+  return std::vector<uint8_t>(bytes.begin(), bytes.end());
+}
+
+FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
+                                      const CpuCodeOptions &options) {
+  Location loc = module.getLoc();
+  initializeNativeTarget();
+  llvm::Triple triple(llvm::sys::getProcessTriple());
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return emitError(loc) << "no LLVM target for " << triple.str() << ": "
+                          << error;
+  std::string cpu = options.cpu, features;
+  if (cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures hostFeatures;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      hostFeatures.AddFeature(feature.first(), feature.second);
+    features = hostFeatures.getString();
+  }
+  std::unique_ptr<llvm::TargetMachine> tm(
+      target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(),
+                                  llvm::Reloc::PIC_, std::nullopt,
+                                  static_cast<llvm::CodeGenOptLevel>(
+                                      std::min(options.compile.optLevel, 3u))));
+  if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    return emitError(loc) << "unknown CPU '" << options.cpu
+                          << "' (expected native, or an LLVM CPU name such "
+                             "as x86-64-v2, x86-64-v3, x86-64-v4)";
+
+  if (failed(lowerToLLVMDialect(module, options.compile)))
+    return failure();
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, "fx");
+  if (!llvmModule)
+    return emitError(loc) << "translation to LLVM IR failed";
+  llvmModule->setDataLayout(tm->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  llvm::Function *ciface =
+      llvmModule->getFunction(("_mlir_ciface_" + entry).str());
+  if (!ciface)
+    return emitError(loc) << "no compiled entry point '" << entry << "'";
+  rt::CpuCode code;
+  code.arch = triple.getArchName().str();
+  code.cpu = cpu;
+  code.symbol = rt::kCpuEntryPrefix + entry.str();
+  code.imports = routeImports(*llvmModule);
+  definePackedEntry(*llvmModule, ciface, code.symbol);
+  // Only the entry point and the import table are visible: everything else
+  // is internal, so LLVM may inline, specialize and drop it.
+  for (llvm::Function &fn : *llvmModule)
+    if (!fn.isDeclaration() && fn.getName() != code.symbol)
+      fn.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable &global : llvmModule->globals())
+    if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
+        !global.getName().starts_with(rt::kCpuImportPrefix))
+      global.setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (llvm::Error err =
+          optimizeModule(llvmModule.get(), options.compile.optLevel, tm.get()))
+    return emitError(loc) << "LLVM optimization failed: "
+                          << llvm::toString(std::move(err));
+  if (options.llvmIR) {
+    options.llvmIR->clear();
+    llvm::raw_string_ostream os(*options.llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  if (options.assembly) {
+    std::optional<std::string> text =
+        emitCode(*llvmModule, *tm, llvm::CodeGenFileType::AssemblyFile);
+    if (!text)
+      return emitError(loc) << "the target cannot emit assembly";
+    *options.assembly = std::move(*text);
+  }
+  std::optional<std::string> object =
+      emitCode(*llvmModule, *tm, llvm::CodeGenFileType::ObjectFile);
+  if (!object)
+    return emitError(loc) << "the target cannot emit object code";
+
+  // The features the code may use that a host may lack, checked at load.
+  const llvm::MCSubtargetInfo *subtarget = tm->getMCSubtargetInfo();
+  for (const std::string &feature : rt::supportedCpuFeatures())
+    if (subtarget->checkFeatures("+" + feature))
+      code.features.push_back(feature);
+
+  FailureOr<std::vector<uint8_t>> library =
+      linkSharedObject(loc, *object, options, code.arch);
+  if (failed(library))
+    return failure();
+  code.library = std::move(*library);
+  return code;
 }
 
 } // namespace fx

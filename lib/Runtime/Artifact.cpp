@@ -129,6 +129,23 @@ Status checkEntry(const ArtifactEntry &entry) {
                              /*isOutput=*/true);
         !s.isOk())
       return s;
+  if (entry.cpu) {
+    const CpuCode &code = *entry.cpu;
+    for (const auto &[text, what] :
+         {std::pair{&code.arch, "the CPU code's arch"},
+          std::pair{&code.cpu, "the CPU code's cpu"},
+          std::pair{&code.symbol, "the CPU code's symbol"}})
+      if (Status s = checkText(*text, what); !s.isOk())
+        return s;
+    for (const std::string &name : code.features)
+      if (Status s = checkText(name, "a CPU feature name"); !s.isOk())
+        return s;
+    for (const std::string &name : code.imports)
+      if (Status s = checkText(name, "a CPU import name"); !s.isOk())
+        return s;
+    if (code.library.empty())
+      return Status::error("the CPU code has no library");
+  }
   if (!entry.vulkan)
     return Status::ok();
   const Program &program = *entry.vulkan;
@@ -325,6 +342,23 @@ public:
                  indent);
   }
 
+  std::string cpu(const CpuCode &code) {
+    auto strings = [](const std::vector<std::string> &items) {
+      std::string text = "[";
+      for (const std::string &item : items)
+        text += (text.size() > 1 ? ", " : "") + json::quote(item);
+      return text + "]";
+    };
+    return InlineObject()
+        .add("arch", json::quote(code.arch))
+        .add("cpu", json::quote(code.cpu))
+        .add("features", strings(code.features))
+        .add("symbol", json::quote(code.symbol))
+        .add("imports", strings(code.imports))
+        .add("library", blob(code.library.data(), code.library.size()))
+        .str();
+  }
+
   std::string entry(const ArtifactEntry &entry, size_t indent) {
     std::vector<std::string> inputs, outputs;
     for (const TensorSpec &spec : entry.signature.inputs)
@@ -332,6 +366,8 @@ public:
     for (const TensorSpec &spec : entry.signature.outputs)
       outputs.push_back(this->spec(spec, /*isInput=*/false));
     std::vector<std::pair<std::string, std::string>> targets;
+    if (entry.cpu)
+      targets.push_back({"cpu", cpu(*entry.cpu)});
     if (entry.vulkan)
       targets.push_back({"vulkan", program(*entry.vulkan, indent + 4)});
     size_t inner = indent + 2;
@@ -786,6 +822,47 @@ private:
     return Status::ok();
   }
 
+  /// The array of strings member `key`.
+  static Status getStrings(const json::Value &object, std::string_view key,
+                           const std::string &path,
+                           std::vector<std::string> &out) {
+    Result<const json::Value *> member =
+        getMember(object, key, path, Kind::Array);
+    if (!member.isOk())
+      return member.status();
+    for (size_t i = 0; i < member.value()->elements.size(); ++i) {
+      const json::Value &element = member.value()->elements[i];
+      if (Status s = expect(element, Kind::String,
+                            join(path, key) + "[" + std::to_string(i) + "]");
+          !s.isOk())
+        return s;
+      out.push_back(element.text);
+    }
+    return Status::ok();
+  }
+
+  Status readCpuCode(const json::Value &value, const std::string &path,
+                     CpuCode &code) const {
+    for (const auto &[key, field] :
+         {std::pair{"arch", &code.arch}, std::pair{"cpu", &code.cpu},
+          std::pair{"symbol", &code.symbol}})
+      if (Status s = getString(value, key, path, *field); !s.isOk())
+        return s;
+    if (Status s = getStrings(value, "features", path, code.features);
+        !s.isOk())
+      return s;
+    if (Status s = getStrings(value, "imports", path, code.imports); !s.isOk())
+      return s;
+    const uint8_t *begin;
+    uint64_t length;
+    if (Status s = getBlob(value, "library", path, begin, length); !s.isOk())
+      return s;
+    if (length == 0)
+      return error(join(path, "library"), "is empty");
+    code.library.assign(begin, begin + length);
+    return Status::ok();
+  }
+
   Status readEntry(const json::Value &value, const std::string &path,
                    ArtifactEntry &entry) const {
     if (Status s = expect(value, Kind::Object, path); !s.isOk())
@@ -813,6 +890,13 @@ private:
     if (!targets.isOk())
       return targets.status();
     // Targets this runtime does not know are skipped (see Artifact.h).
+    if (const json::Value *cpu = targets.value()->find("cpu")) {
+      std::string where = join(path, "targets.cpu");
+      if (Status s = expect(*cpu, Kind::Object, where); !s.isOk())
+        return s;
+      if (Status s = readCpuCode(*cpu, where, entry.cpu.emplace()); !s.isOk())
+        return s;
+    }
     if (const json::Value *vulkan = targets.value()->find("vulkan")) {
       std::string where = join(path, "targets.vulkan");
       if (Status s = expect(*vulkan, Kind::Object, where); !s.isOk())

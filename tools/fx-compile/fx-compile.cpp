@@ -2,9 +2,9 @@
 //
 // Compiles the public functions of an FX-dialect file ahead of time and
 // writes them as one versioned artifact (.fxa, fx/Runtime/Artifact.h), which
-// fxrt-run and the runtime load without MLIR or LLVM. Today the artifact
-// carries Vulkan programs (SPIR-V kernels and their schedule); CPU code in
-// artifacts is the next step.
+// fxrt-run and the runtime load without MLIR or LLVM: CPU code as a shared
+// object compiled by LLVM ahead of time, and Vulkan programs (SPIR-V kernels
+// and their schedule). --emit writes the intermediate forms instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +18,11 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
 
 #include <chrono>
 
@@ -44,9 +46,34 @@ static cl::list<std::string>
             cl::value_desc("name"), cl::cat(category));
 static cl::opt<std::string>
     target("target",
-           cl::desc("Code to put in the artifact: vulkan (SPIR-V kernels). "
-                    "cpu and all are not supported yet"),
-           cl::init("vulkan"), cl::cat(category));
+           cl::desc("Code to put in the artifact: cpu (a shared object for "
+                    "--cpu), vulkan (SPIR-V kernels for --vulkan-target) or "
+                    "all (both; default)"),
+           cl::init("all"), cl::cat(category));
+static cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU to compile for: native (this machine's CPU and all "
+                 "its features; default), or an LLVM CPU name such as "
+                 "x86-64-v3 (AVX2) or x86-64-v4 (AVX-512) to run on any CPU "
+                 "of that level"),
+        cl::init("native"), cl::cat(category));
+static cl::opt<std::string>
+    linker("linker",
+           cl::desc("ELF linker for the CPU code (default: ld.lld from PATH "
+                    "or LLVM's bin directory)"),
+           cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string> emit(
+    "emit",
+    cl::desc("What to write: artifact (default), llvm-ir (the optimized LLVM "
+             "IR of the CPU code, to -o or <input>.ll), asm (its assembly, "
+             "to -o or <input>.s), spirv (each Vulkan kernel as "
+             "DIR/<entry>-<n>-<kernel>.spv, DIR from -o or <input>.spirv)"),
+    cl::init("artifact"), cl::cat(category));
+static cl::opt<int64_t>
+    threads("cpu-threads",
+            cl::desc("Parallel chunks per large CPU op, fixed at compile "
+                     "time (0: this machine's hardware threads)"),
+            cl::init(0), cl::cat(category));
 static cl::opt<std::string> vulkanTarget(
     "vulkan-target",
     cl::desc("SPIR-V target environment: vulkan13 (default; any Vulkan 1.3 "
@@ -92,9 +119,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "fx-compile: compile FX-dialect functions ahead of time into an "
       "artifact\n\n"
+      "  fx-compile model.mlir -o model.fxa     # CPU and Vulkan code\n"
+      "  fx-compile model.mlir --target cpu --cpu x86-64-v3 -o model.fxa\n"
       "  fx-compile model.mlir --target vulkan --vulkan-target nvidia-h200 "
       "-o model.fxa\n"
-      "  fxrt-run model.fxa --weights model.safetensors --input x.npy\n\n"
+      "  fx-compile model.mlir --emit asm -o model.s\n"
+      "  fxrt-run model.fxa --weights model.safetensors --input x.npy\n"
+      "  fx-run --artifact model.fxa --target cpu --input x.npy\n\n"
       "Every argument needs a static shape (an artifact is compiled for "
       "fixed shapes).\nArguments tagged {fx.param = \"name\"} become "
       "parameters, bound by name when\nthe artifact is run. Exit code 0 on "
@@ -102,21 +133,29 @@ int main(int argc, char **argv) {
 
   if (inputFile.empty())
     return fail("no input file (usage: fx-compile [options] <file.mlir>)");
-  if (target == "cpu" || target == "all")
-    return fail("--target=" + target +
-                ": CPU code in artifacts is not supported yet; use "
-                "--target=vulkan, or fx-run for the CPU");
-  if (target != "vulkan")
+  if (target != "cpu" && target != "vulkan" && target != "all")
     return fail("unknown --target '" + target +
-                "' (supported: vulkan; cpu and all are not implemented yet)");
-  if (mlir::fx::spirvTargetOptions(vulkanTarget).empty())
+                "' (expected cpu, vulkan or all)");
+  if (emit != "artifact" && emit != "llvm-ir" && emit != "asm" &&
+      emit != "spirv")
+    return fail("unknown --emit '" + emit +
+                "' (expected artifact, llvm-ir, asm or spirv)");
+  bool wantCpu = target != "vulkan", wantVulkan = target != "cpu";
+  if (emit == "llvm-ir" || emit == "asm")
+    wantCpu = true, wantVulkan = false;
+  if (emit == "spirv")
+    wantCpu = false, wantVulkan = true;
+  if (wantVulkan && mlir::fx::spirvTargetOptions(vulkanTarget).empty())
     return fail("unknown --vulkan-target '" + vulkanTarget +
                 "' (expected vulkan13, lavapipe, nvidia-h200 or caps=CAP,... "
                 "with SPIR-V capability names)");
   std::string output = outputFile;
   if (output.empty()) {
     llvm::SmallString<128> path(inputFile);
-    llvm::sys::path::replace_extension(path, ".fxa");
+    llvm::sys::path::replace_extension(path, emit == "artifact"  ? ".fxa"
+                                             : emit == "llvm-ir" ? ".ll"
+                                             : emit == "asm"     ? ".s"
+                                                                 : ".spirv");
     output = path.str().str();
   }
 
@@ -146,57 +185,104 @@ int main(int argc, char **argv) {
 
   rt::Artifact artifact;
   artifact.producer = "fx-compile (fx-mlir)";
+  std::string text; // --emit=llvm-ir or asm, all entries.
   for (const std::string &name : names) {
     auto start = std::chrono::steady_clock::now();
-    // Each entry is compiled from its own copy: the pipeline consumes it.
-    OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
-    func::FuncOp func = ::fx::findEntry(*copy, name);
-    if (!func)
-      return 1;
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (tensor && !tensor.hasStaticShape()) {
-        func.emitError() << "argument " << i << " of '" << name
-                         << "' has the dynamic type " << type
-                         << "; fx-compile needs static shapes (artifacts "
-                            "with dynamic dimensions are not supported yet)";
-        return 1;
+    rt::ArtifactEntry entry;
+    entry.name = name;
+    // Each target compiles its own copy: the pipelines consume it.
+    auto prepare = [&]() -> OwningOpRef<ModuleOp> {
+      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
+      func::FuncOp func = ::fx::findEntry(*copy, name);
+      if (!func)
+        return nullptr;
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        if (tensor && !tensor.hasStaticShape()) {
+          func.emitError() << "argument " << i << " of '" << name
+                           << "' has the dynamic type " << type
+                           << "; fx-compile needs static shapes (artifacts "
+                              "with dynamic dimensions are not supported yet)";
+          return nullptr;
+        }
       }
+      for (auto other :
+           llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
+        if (other != func && SymbolTable::symbolKnownUseEmpty(other, *copy))
+          other.erase();
+      FailureOr<rt::FunctionSignature> signature = ::fx::getSignature(func);
+      if (failed(signature))
+        return nullptr;
+      entry.signature = *signature;
+      return copy;
+    };
+    std::string summary;
+    if (wantCpu) {
+      OwningOpRef<ModuleOp> copy = prepare();
+      if (!copy)
+        return 1;
+      ::fx::CpuCodeOptions options;
+      options.compile.fuseElementwise = !noFusion;
+      options.compile.dispatchRegions = !noFusion;
+      options.compile.threads = threads;
+      options.cpu = cpu;
+      options.linker = linker;
+      std::string emitted;
+      if (emit == "llvm-ir")
+        options.llvmIR = &emitted;
+      if (emit == "asm")
+        options.assembly = &emitted;
+      FailureOr<rt::CpuCode> code = ::fx::compileCpuCode(*copy, name, options);
+      if (failed(code))
+        return 1;
+      text += (emit == "asm" ? "# entry " : "; entry ") + name + "\n" + emitted;
+      summary += llvm::formatv("CPU code for {0} ({1} KiB)", code->cpu,
+                               (code->library.size() + 1023) / 1024);
+      entry.cpu = std::move(*code);
     }
-    for (auto other : llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
-      if (other != func && SymbolTable::symbolKnownUseEmpty(other, *copy))
-        other.erase();
-    FailureOr<rt::FunctionSignature> signature = ::fx::getSignature(func);
-    if (failed(signature))
-      return 1;
-    ::fx::VulkanCompileOptions options;
-    options.fuseElementwise = !noFusion;
-    options.target = vulkanTarget;
-    options.workgroupSize = workgroupSize;
-    options.rowWorkgroupSize = rowWorkgroupSize;
-    FailureOr<rt::vk::Program> program =
-        ::fx::compileForVulkan(*copy, name, *signature, options);
-    if (failed(program))
-      return 1;
-    if (!dumpSpirv.empty())
-      if (std::string error =
-              ::fx::writeSpirvFiles(*program, dumpSpirv, name + "-");
-          !error.empty())
-        return fail(error);
+    if (wantVulkan) {
+      OwningOpRef<ModuleOp> copy = prepare();
+      if (!copy)
+        return 1;
+      ::fx::VulkanCompileOptions options;
+      options.fuseElementwise = !noFusion;
+      options.target = vulkanTarget;
+      options.workgroupSize = workgroupSize;
+      options.rowWorkgroupSize = rowWorkgroupSize;
+      FailureOr<rt::vk::Program> program =
+          ::fx::compileForVulkan(*copy, name, entry.signature, options);
+      if (failed(program))
+        return 1;
+      std::string spirvDir = emit == "spirv" ? output : dumpSpirv.getValue();
+      if (!spirvDir.empty())
+        if (std::string error =
+                ::fx::writeSpirvFiles(*program, spirvDir, name + "-");
+            !error.empty())
+          return fail(error);
+      summary +=
+          llvm::formatv("{0}{1} kernels, {2} dispatches, {3} buffers",
+                        summary.empty() ? "" : "; ", program->kernels.size(),
+                        program->dispatches.size(), program->buffers.size());
+      entry.vulkan = std::move(*program);
+    }
     if (verbose)
-      llvm::errs() << llvm::format(
-          "fx-compile: %s: %zu kernels, %zu dispatches, %zu buffers, %.1f "
-          "ms\n",
-          name.c_str(), program->kernels.size(), program->dispatches.size(),
-          program->buffers.size(),
+      llvm::errs() << llvm::formatv(
+          "fx-compile: {0}: {1}; {2:f1} ms\n", name, summary,
           std::chrono::duration<double, std::milli>(
               std::chrono::steady_clock::now() - start)
               .count());
-    rt::ArtifactEntry entry;
-    entry.name = name;
-    entry.signature = *signature;
-    entry.vulkan = std::move(*program);
     artifact.entries.push_back(std::move(entry));
+  }
+  if (emit == "spirv")
+    return 0;
+  if (emit == "llvm-ir" || emit == "asm") {
+    std::string error;
+    auto out = openOutputFile(output, &error);
+    if (!out)
+      return fail(error);
+    out->os() << text;
+    out->keep();
+    return 0;
   }
   rt::Status written = rt::writeArtifact(output, artifact);
   if (!written.isOk())

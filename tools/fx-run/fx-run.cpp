@@ -11,6 +11,7 @@
 #include "fx/Compiler/VulkanCompiler.h"
 #include "fx/Runtime/Artifact.h"
 #include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/Model.h"
 #include "fx/Runtime/Parallel.h"
 #include "fx/Runtime/Runner.h"
 #include "fx/Runtime/VulkanRuntime.h"
@@ -34,6 +35,12 @@ static cl::OptionCategory category("fx-run options");
 
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<file.mlir>"),
                                       cl::cat(category));
+static cl::opt<std::string> artifactFile(
+    "artifact",
+    cl::desc("Run this compiled artifact (from fx-compile) instead of "
+             "compiling a .mlir file; the flags mean what they mean for "
+             "fxrt-run, and --target defaults to the artifact's CPU code"),
+    cl::value_desc("model.fxa"), cl::cat(category));
 static cl::opt<std::string>
     entry("entry", cl::desc("Function to run (default: the only public one)"),
           cl::value_desc("name"), cl::cat(category));
@@ -64,8 +71,10 @@ static cl::opt<std::string> dumpSpirv(
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> saveArtifact(
     "save-artifact",
-    cl::desc("Vulkan: also write the compiled program with its signature to "
-             "this artifact, which fxrt-run runs without MLIR"),
+    cl::desc("Also write the compiled code (for the input shapes and the "
+             "target: CPU code for this machine's CPU, or the Vulkan program "
+             "for the device) to this artifact, which fxrt-run runs without "
+             "MLIR"),
     cl::value_desc("file.fxa"), cl::cat(category));
 static cl::opt<bool>
     profile("profile",
@@ -153,6 +162,7 @@ int main(int argc, char **argv) {
       "  fx-run model.mlir --weights model.safetensors --input x.npy \\\n"
       "         --output y.npy --expect ref.npy --bench 20\n"
       "  fx-run model.mlir --target vulkan --profile\n"
+      "  fx-run --artifact model.fxa --weights model.safetensors\n"
       "  fx-run --list-devices\n\n"
       "Arguments tagged {fx.param = \"name\"} are bound from --weights by "
       "name; the\nothers take the --input files in order (or seeded random "
@@ -168,15 +178,43 @@ int main(int argc, char **argv) {
       llvm::outs() << info.describe();
     return 0;
   }
-  if (inputFile.empty())
-    return fail("no input file (usage: fx-run [options] <file.mlir>)");
   if (target != "cpu" && target != "vulkan")
     return fail("unknown --target '" + target + "' (supported: cpu, vulkan)");
+  if (!artifactFile.empty()) {
+    if (!inputFile.empty())
+      return fail("give either a .mlir file or --artifact, not both");
+    rt::ArtifactRunOptions run;
+    run.artifact = artifactFile;
+    run.model.entry = entry;
+    // --target's default (cpu) is implicit: an artifact without CPU code
+    // then runs on Vulkan.
+    if (target.getNumOccurrences())
+      run.model.target = target;
+    run.model.vulkan.device = device;
+    run.model.vulkan.validation = vulkanValidation;
+    run.sources.weights = weights;
+    run.sources.inputs = inputs;
+    run.sources.seed = seed;
+    run.run.bench = bench;
+    run.run.print = printOutputs;
+    run.run.output = output;
+    run.run.expect = expect;
+    run.run.rtol = relTolerance;
+    run.run.atol = absTolerance;
+    run.profile = profile;
+    if (numThreads > 0)
+      rt::setNumThreads(numThreads);
+    auto exitCode = rt::runArtifact(
+        run, [](std::string_view text) { llvm::outs() << text; });
+    if (!exitCode.isOk())
+      return fail(exitCode.message());
+    return exitCode.value();
+  }
+  if (inputFile.empty())
+    return fail("no input file (usage: fx-run [options] <file.mlir>, or "
+                "fx-run --artifact <model.fxa>)");
   if (profile && target != "vulkan")
     return fail("--profile needs --target=vulkan");
-  if (!saveArtifact.empty() && target != "vulkan")
-    return fail("--save-artifact: CPU code in artifacts is not supported yet; "
-                "use --target=vulkan");
 
   DialectRegistry registry;
   fx::registerCpuCompilerDependencies(registry);
@@ -258,6 +296,25 @@ int main(int argc, char **argv) {
     } else {
       options.threads = rt::getNumThreads();
     }
+    if (!saveArtifact.empty()) {
+      // The artifact gets code compiled ahead of time from a copy (the JIT
+      // consumes the module); same options, for this machine's CPU.
+      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
+      fx::CpuCodeOptions aotOptions;
+      aotOptions.compile = options;
+      FailureOr<rt::CpuCode> code =
+          fx::compileCpuCode(*copy, entryName, aotOptions);
+      if (failed(code))
+        return rt::kExitError;
+      rt::Artifact artifact;
+      artifact.producer = "fx-run (fx-mlir)";
+      rt::ArtifactEntry &saved = artifact.entries.emplace_back();
+      saved.name = entryName;
+      saved.signature = *signature;
+      saved.cpu = std::move(*code);
+      if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
+        return fail(s.message());
+    }
     auto jit = fx::JitModule::compile(*module, options);
     if (failed(jit))
       return rt::kExitError;
@@ -295,7 +352,10 @@ int main(int argc, char **argv) {
     if (!saveArtifact.empty()) {
       rt::Artifact artifact;
       artifact.producer = "fx-run (fx-mlir)";
-      artifact.entries.push_back({entryName, *signature, *program});
+      rt::ArtifactEntry &saved = artifact.entries.emplace_back();
+      saved.name = entryName;
+      saved.signature = *signature;
+      saved.vulkan = *program;
       if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
         return fail(s.message());
     }

@@ -1,14 +1,15 @@
 //===- fxrt-run.cpp - run a compiled artifact without the compiler --------===//
 //
-// Loads one entry of an artifact (.fxa, written by fx-run --save-artifact)
-// onto a Vulkan device and runs it the way fx-run runs a compiled function:
-// the same arguments, messages and exit codes. It links only the runtime
+// Loads one entry of an artifact (.fxa, written by fx-compile or fx-run
+// --save-artifact) onto the CPU or a Vulkan device and runs it the way
+// fx-run runs a compiled function: the same arguments, messages and exit
+// codes (the shared part is fx::rt::runArtifact). It links only the runtime
 // (no LLVM or MLIR), so it has its own small argument parser instead of
 // llvm::cl.
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Runtime/Artifact.h"
+#include "fx/Runtime/Model.h"
 #include "fx/Runtime/Runner.h"
 #include "fx/Runtime/VulkanRuntime.h"
 
@@ -30,8 +31,8 @@ namespace rt = fx::rt;
 namespace {
 
 const char *const kHelp =
-    R"(fxrt-run: run a compiled fx-mlir artifact on a Vulkan device, without the
-compiler
+    R"(fxrt-run: run a compiled fx-mlir artifact on the CPU or a Vulkan device,
+without the compiler
 
   fxrt-run [options] <model.fxa>
   fxrt-run --list-devices
@@ -40,14 +41,16 @@ compiler
            --output y.npy --expect ref.npy --bench 20
   fxrt-run model.fxa --profile
 
-Artifacts come from `fx-run model.mlir --target vulkan --save-artifact
-model.fxa`. Inputs that are model parameters are bound from --weights by
+Artifacts come from `fx-compile model.mlir -o model.fxa` (or fx-run
+--save-artifact). Inputs that are model parameters are bound from --weights by
 name; the others take the --input files in order (or seeded random data if
 no --input is given).
 Exit codes: 0 ok, 1 outputs differ from --expect, 2 error.
 
 Options (give values as `--flag VALUE` or `--flag=VALUE`):
   --entry NAME           Entry point to run (default: the only one)
+  --target cpu|vulkan    Code to run (default: cpu if the artifact has CPU
+                         code for the entry, else vulkan)
   --weights FILE         Bind parameter inputs from this .safetensors file,
                          by name
   --input FILE           A .npy file for the next non-parameter input, in
@@ -62,7 +65,7 @@ Options (give values as `--flag VALUE` or `--flag=VALUE`):
   --atol X               Absolute tolerance of --expect (default 1e-6)
   --bench N              Time N runs after 3 warm-up runs; print median, min
                          and max, and the load time
-  --profile              Time every dispatch and copy of one run with GPU
+  --profile              Vulkan: time every dispatch and copy of one run with GPU
                          timestamps and print the table
   --print                Print a summary (dtype, shape, sum) of each output
   --device N             Vulkan device index from --list-devices (default:
@@ -84,7 +87,7 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string artifact, entry, weights, output, expect;
+  std::string artifact, entry, target, weights, output, expect;
   std::vector<std::string> inputs;
   double rtol = 1e-5, atol = 1e-6;
   unsigned seed = 0, bench = 0;
@@ -152,6 +155,14 @@ rt::Status parseArguments(int argc, char **argv, Options &o) {
   };
   const std::vector<Flag> flags = {
       {"entry", true, text(o.entry)},
+      {"target", true,
+       [&](const std::string &name, const std::string &value) {
+         if (value != "cpu" && value != "vulkan")
+           return rt::Status::error(name + " expects cpu or vulkan, got '" +
+                                    value + "'");
+         o.target = value;
+         return rt::Status::ok();
+       }},
       {"weights", true, text(o.weights)},
       {"input", true,
        [&](const std::string &, const std::string &value) {
@@ -222,28 +233,6 @@ rt::Status parseArguments(int argc, char **argv, Options &o) {
   return rt::Status::ok();
 }
 
-/// The entry to run: `name`, or the only one.
-rt::Result<const rt::ArtifactEntry *> selectEntry(const rt::Artifact &artifact,
-                                                  const std::string &path,
-                                                  const std::string &name) {
-  std::string names;
-  for (const rt::ArtifactEntry &entry : artifact.entries)
-    names += (names.empty() ? "" : ", ") + entry.name;
-  if (!name.empty()) {
-    if (const rt::ArtifactEntry *entry = artifact.find(name))
-      return entry;
-    return rt::Status::error(path + " has no entry named '" + name +
-                             "' (it has: " + names + ")");
-  }
-  if (artifact.entries.empty())
-    return rt::Status::error(path + " has no entries");
-  if (artifact.entries.size() > 1)
-    return rt::Status::error(
-        path + " has " + std::to_string(artifact.entries.size()) +
-        " entries (" + names + "); choose one with --entry");
-  return &artifact.entries.front();
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -266,72 +255,26 @@ int main(int argc, char **argv) {
     return fail("no artifact file (usage: fxrt-run [options] <model.fxa>; "
                 "see --help)");
 
-  auto readStart = std::chrono::steady_clock::now();
-  auto artifact = rt::readArtifact(options.artifact);
-  if (!artifact.isOk())
-    return fail(artifact.message());
-  double loadMs = rt::millisecondsSince(readStart);
-  auto selected =
-      selectEntry(artifact.value(), options.artifact, options.entry);
-  if (!selected.isOk())
-    return fail(selected.message());
-  const rt::ArtifactEntry &entry = *selected.value();
-  if (!entry.vulkan)
-    return fail("entry '" + entry.name + "' of " + options.artifact +
-                " has no Vulkan program (this runtime runs only Vulkan "
-                "code)");
-
-  rt::ArgumentSources sources;
-  sources.weights = options.weights;
-  sources.inputs = options.inputs;
-  sources.seed = options.seed;
-  auto bound = rt::bindArguments(entry.name, entry.signature.inputs, sources);
-  if (!bound.isOk())
-    return fail(bound.message());
-  std::vector<rt::Tensor> args = bound.take();
-
-  auto loadStart = std::chrono::steady_clock::now();
-  rt::vk::ContextOptions contextOptions;
-  contextOptions.device = options.device;
-  contextOptions.validation = options.validation;
-  auto context = rt::vk::Context::create(contextOptions);
-  if (!context.isOk())
-    return fail(context.message());
-  std::shared_ptr<rt::vk::Context> vulkanContext = context.take();
-  auto loaded = rt::vk::Executable::load(vulkanContext, *entry.vulkan);
-  if (!loaded.isOk())
-    return fail(loaded.message());
-  std::unique_ptr<rt::vk::Executable> executable = loaded.take();
-
-  rt::Executor executor;
-  executor.run = [&](const std::vector<rt::Tensor> &in) {
-    return executable->run(in);
-  };
-  executor.runInto = [&](const std::vector<rt::Tensor> &in,
-                         std::vector<rt::Tensor> &out) {
-    return executable->runInto(in, out);
-  };
-  executor.validationErrors = [&] { return vulkanContext->validationErrors(); };
-  if (options.profile) {
-    if (rt::Status s = executable->enableProfiling(); !s.isOk())
-      return fail(s.message());
-    executor.lastProfile = [&] { return executable->lastProfile(); };
-  }
-
-  rt::RunOptions runOptions;
-  runOptions.bench = options.bench;
-  runOptions.prepareLabel = "load";
-  runOptions.prepareMs = loadMs + rt::millisecondsSince(loadStart);
-  runOptions.print = options.print;
-  runOptions.output = options.output;
-  runOptions.expect = options.expect;
-  runOptions.rtol = options.rtol;
-  runOptions.atol = options.atol;
-  auto passed =
-      rt::runAndReport(executor, args, runOptions, [](std::string_view text) {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-      });
-  if (!passed.isOk())
-    return fail(passed.message());
-  return passed.value() ? rt::kExitOk : rt::kExitMismatch;
+  rt::ArtifactRunOptions run;
+  run.artifact = options.artifact;
+  run.model.entry = options.entry;
+  run.model.target = options.target;
+  run.model.vulkan.device = options.device;
+  run.model.vulkan.validation = options.validation;
+  run.sources.weights = options.weights;
+  run.sources.inputs = options.inputs;
+  run.sources.seed = options.seed;
+  run.run.bench = options.bench;
+  run.run.print = options.print;
+  run.run.output = options.output;
+  run.run.expect = options.expect;
+  run.run.rtol = options.rtol;
+  run.run.atol = options.atol;
+  run.profile = options.profile;
+  auto exitCode = rt::runArtifact(run, [](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  });
+  if (!exitCode.isOk())
+    return fail(exitCode.message());
+  return exitCode.value();
 }

@@ -21,10 +21,6 @@ using namespace fx::rt::testing;
 
 namespace {
 
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' lacks '" << (part) << "'"
-
 /// A SPIR-V module that is just a header and one GLCompute OpEntryPoint
 /// named `entry` (enough for vk::validateProgram; no driver sees it).
 std::vector<uint32_t> fakeSpirv(const std::string &entry) {
@@ -235,7 +231,7 @@ TEST_F(ArtifactTest, HeaderLayoutAndAlignedBlobs) {
 
 TEST_F(ArtifactTest, EmptyArtifactAndEntryWithoutTargets) {
   Artifact artifact;
-  artifact.entries.push_back({"cpu_only", {}, std::nullopt});
+  artifact.entries.push_back({"no_code", {}, std::nullopt, std::nullopt});
   Result<std::vector<uint8_t>> bytes = serializeArtifact(artifact);
   ASSERT_TRUE(bytes.isOk()) << bytes.message();
   Result<Artifact> read =
@@ -248,7 +244,7 @@ TEST_F(ArtifactTest, EmptyArtifactAndEntryWithoutTargets) {
 TEST_F(ArtifactTest, UnknownMembersAndTargetsAreIgnored) {
   Result<Artifact> read = [&] {
     std::vector<uint8_t> bytes =
-        replaced("\"targets\": {", "\"targets\": {\"cpu\": {\"so\": 1}, ");
+        replaced("\"targets\": {", "\"targets\": {\"tpu\": {\"so\": 1}, ");
     return parseArtifact(bytes.data(), bytes.size());
   }();
   ASSERT_TRUE(read.isOk()) << read.message();

@@ -114,10 +114,6 @@ protected:
   TempDir tmp;
 };
 
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' lacks '" << (part) << "'"
-
 //===----------------------------------------------------------------------===//
 // .npy round trips
 //===----------------------------------------------------------------------===//

@@ -17,6 +17,11 @@
 #include <iterator>
 #include <string>
 
+/// Checks that string `text` contains `part`, printing both otherwise.
+#define EXPECT_CONTAINS(text, part)                                            \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
+      << "'" << (text) << "' lacks '" << (part) << "'"
+
 namespace fx::rt::testing {
 
 /// A fresh directory under $TMPDIR (or /tmp), removed with its contents.

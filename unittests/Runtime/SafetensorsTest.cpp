@@ -31,10 +31,6 @@ std::string image(const std::string &header, const std::string &data) {
   return le(header.size(), 8) + header + data;
 }
 
-#define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
-      << "'" << (text) << "' lacks '" << (part) << "'"
-
 class SafetensorsTest : public ::testing::Test {
 protected:
   std::string openError(const std::string &bytes) {

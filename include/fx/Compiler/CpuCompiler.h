@@ -12,6 +12,7 @@
 #define FX_COMPILER_CPUCOMPILER_H
 
 #include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CpuLibrary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -82,6 +83,29 @@ private:
   explicit JitModule(std::unique_ptr<mlir::ExecutionEngine> engine);
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
+
+/// Options of compileCpuCode.
+struct CpuCodeOptions {
+  CpuCompileOptions compile;
+  /// The CPU to compile for: `native` (this host's CPU and all its
+  /// features) or an LLVM CPU name such as x86-64-v3 (AVX2, FMA) or
+  /// x86-64-v4 (AVX-512), which any CPU of that level runs.
+  std::string cpu = "native";
+  /// The ELF linker to run; empty: ld.lld from PATH or LLVM's bin dir.
+  std::string linker;
+  /// If not null, receives the optimized LLVM IR.
+  std::string *llvmIR = nullptr;
+  /// If not null, receives the assembly.
+  std::string *assembly = nullptr;
+};
+
+/// Lowers `module` (FX dialect, consumed) with fx-cpu-pipeline, compiles it
+/// with LLVM ahead of time for `options.cpu` and links entry point `entry`
+/// into a shared object the runtime loads (fx/Runtime/CpuLibrary.h). Errors
+/// (an unknown CPU, no linker, a link failure) are emitted as diagnostics.
+mlir::FailureOr<rt::CpuCode> compileCpuCode(mlir::ModuleOp module,
+                                            llvm::StringRef entry,
+                                            const CpuCodeOptions &options);
 
 /// Registers the dialects, passes and LLVM translations that CPU
 /// compilation needs in `registry`.

@@ -27,9 +27,15 @@
 //                             "parameter": false}, ...],
 //                 "outputs": [{"name": "result0", "dtype": "f32",
 //                              "shape": [2, 3]}, ...],
-//                 "targets": {"vulkan": {...}}}]}
+//                 "targets": {"cpu": {...}, "vulkan": {...}}}]}
 //
-// where a Vulkan program is
+// where CPU code (fx/Runtime/CpuLibrary.h) is
+//
+//   {"arch": "x86_64", "cpu": "x86-64-v3", "features": ["avx2", ...],
+//    "symbol": "fxrt_entry_forward", "imports": ["fxrtParallelFor", ...],
+//    "library": BLOB (an ELF shared object)}
+//
+// and a Vulkan program is
 //
 //   {"kernels": [{"name", "entry_point", "spirv": BLOB, "num_bindings",
 //                 "workgroup_size": [x, y, z]}],
@@ -47,12 +53,14 @@
 // The checksum catches accidental damage. Past it, readers check everything
 // the manifest says, but not the SPIR-V code beyond its header and entry
 // point (that takes a full validator such as spirv-val, and drivers need not
-// survive invalid SPIR-V): an artifact is trusted as far as its kernels go.
+// survive invalid SPIR-V), nor the CPU code beyond its ELF header (it is
+// machine code the loader runs): an artifact is trusted as far as its code
+// goes.
 //
 // Readers ignore manifest members and targets they do not know, so later
-// versions of the runtime may add optional members and targets (CPU code)
-// without a new format version; anything an older reader would misread
-// needs a new version.
+// versions of the runtime may add optional members and targets without a
+// new format version (the CPU target came that way); anything an older
+// reader would misread needs a new version.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +68,7 @@
 #define FX_RUNTIME_ARTIFACT_H
 
 #include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CpuLibrary.h"
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/VulkanProgram.h"
 
@@ -89,6 +98,8 @@ struct ArtifactEntry {
   std::string name;
   /// Inputs in argument order (parameters flagged) and outputs.
   FunctionSignature signature;
+  /// CPU code, if compiled for the CPU.
+  std::optional<CpuCode> cpu;
   /// The program for the Vulkan runtime, if compiled for it. Its
   /// `signature` must equal the entry's (readers set it so).
   std::optional<vk::Program> vulkan;

@@ -7,6 +7,9 @@ test.
   fxa.py IN OUT no-entries    an artifact with no entries
   fxa.py IN OUT no-targets    the entry without any target (code for a
                               target this runtime does not know)
+  fxa.py IN OUT set-cpu KEY JSON
+                              member KEY of the entry's CPU code set to the
+                              JSON value
   fxa.py IN OUT version N     header format version N
   fxa.py IN OUT flip OFFSET   one byte flipped, not resealed
   fxa.py IN manifest          print the manifest
@@ -52,7 +55,9 @@ def main():
         elif command == "no-entries":
             entries.clear()
         elif command == "no-targets":
-            entries[0]["targets"] = {"cpu": {}}
+            entries[0]["targets"] = {"tpu": {}}
+        elif command == "set-cpu":
+            entries[0]["targets"]["cpu"][rest[0]] = json.loads(rest[1])
         else:
             sys.exit("unknown command " + command)
         text = json.dumps(manifest).encode()

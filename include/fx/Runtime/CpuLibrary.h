@@ -1,0 +1,98 @@
+//===- CpuLibrary.h - CPU code compiled ahead of time -----------*- C++ -*-===//
+//
+// CPU code in an artifact: one entry point compiled by LLVM ahead of time
+// into an ELF shared object (fx-compile --target cpu). The runtime checks
+// that the host can run it (architecture, CPU features), loads it from
+// memory (memfd + dlopen; nothing is written to disk) and calls it through
+// the same packed convention as JIT-compiled code (CpuFunction.h).
+//
+// The shared object imports nothing from the process by name: the support
+// functions compiled code calls (the thread pool's fxrtParallelFor,
+// memrefCopy) are reached through pointer variables the object exports as
+// `__fxrt_import_<name>`, which the loader fills. So several models, and
+// processes that load the runtime privately (RTLD_LOCAL, e.g. Python's
+// ctypes), all work. libc and libm functions come from libc.so.6 and
+// libm.so.6, which the object names as its dependencies.
+//
+// Plain C++17 and POSIX: no MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_RUNTIME_CPULIBRARY_H
+#define FX_RUNTIME_CPULIBRARY_H
+
+#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fx::rt {
+
+/// The import table compiled code reaches the runtime through: the names
+/// the loader fills as `__fxrt_import_<name>`.
+constexpr const char *kCpuImportPrefix = "__fxrt_import_";
+/// The packed entry point of function `name` is `fxrt_entry_<name>`.
+constexpr const char *kCpuEntryPrefix = "fxrt_entry_";
+
+/// One entry point's CPU code, as an artifact stores it.
+struct CpuCode {
+  /// The instruction set: "x86_64" or "aarch64".
+  std::string arch;
+  /// The CPU it was compiled for: a level such as "x86-64-v3", or the name
+  /// of the compiling host's CPU for `native` (e.g. "sapphirerapids").
+  std::string cpu;
+  /// CPU features the code uses that a host may lack (e.g. "avx512f"); the
+  /// loader checks each, by the names in supportedCpuFeatures().
+  std::vector<std::string> features;
+  /// The symbol of the packed entry point (kCpuEntryPrefix + name).
+  std::string symbol;
+  /// The runtime functions it imports (each through kCpuImportPrefix +
+  /// name); the loader refuses names it does not provide.
+  std::vector<std::string> imports;
+  /// The ELF shared object.
+  std::vector<uint8_t> library;
+};
+
+/// The runtime functions compiled code may import (fxrtParallelFor,
+/// memrefCopy): what the compiler routes through the import table.
+std::vector<std::string> cpuImportNames();
+
+/// The instruction set of this process ("x86_64", "aarch64", ...).
+std::string hostArch();
+/// The CPU features a CpuCode may require: those this runtime can check.
+const std::vector<std::string> &supportedCpuFeatures();
+/// The subset of supportedCpuFeatures() this host has.
+std::vector<std::string> hostCpuFeatures();
+
+/// Checks that this host can run `code`: the architecture, every feature
+/// (the error names the missing ones and what to recompile with), and that
+/// the library is an ELF shared object of that architecture.
+Status checkCpuCode(const CpuCode &code);
+
+/// A CpuCode loaded into this process; its function stays valid while the
+/// library lives.
+class CpuLibrary {
+public:
+  ~CpuLibrary();
+  CpuLibrary(const CpuLibrary &) = delete;
+  CpuLibrary &operator=(const CpuLibrary &) = delete;
+
+  /// Checks `code` (checkCpuCode), loads it, fills its imports and looks up
+  /// the entry point. `signature` is the entry's.
+  static Result<std::unique_ptr<CpuLibrary>> load(const CpuCode &code,
+                                                  FunctionSignature signature);
+
+  const CpuFunction &function() const { return fn; }
+
+private:
+  CpuLibrary(void *handle, CpuFunction fn) : handle(handle), fn(fn) {}
+  void *handle;
+  CpuFunction fn;
+};
+
+} // namespace fx::rt
+
+#endif // FX_RUNTIME_CPULIBRARY_H

@@ -1,0 +1,122 @@
+//===- Model.h - a compiled entry point loaded for running ------*- C++ -*-===//
+//
+// The runtime's front door: one entry of an artifact, loaded onto a target
+// (the CPU executor or a Vulkan device), with its parameters bound by name
+// from a .safetensors file (memory-mapped, not copied) or from tensors the
+// caller gives. Callers pass only the inputs that are not parameters.
+// Plain C++17: no MLIR or LLVM (the Vulkan loader is opened at run time).
+//
+//   auto model = fx::rt::Model::loadFile("model.fxa", {});
+//   if (!model.isOk()) ... model.message() ...
+//   fx::rt::Status s = model.value()->bindWeights("model.safetensors");
+//   auto outputs = model.value()->run({input});
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_RUNTIME_MODEL_H
+#define FX_RUNTIME_MODEL_H
+
+#include "fx/Runtime/Artifact.h"
+#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/Runner.h"
+#include "fx/Runtime/Status.h"
+#include "fx/Runtime/Tensor.h"
+#include "fx/Runtime/VulkanRuntime.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fx::rt {
+
+/// How to load a model.
+struct ModelOptions {
+  /// The entry to load; empty: the artifact's only entry.
+  std::string entry;
+  /// cpu, vulkan, or empty: cpu if the entry has CPU code, else vulkan.
+  std::string target;
+  /// The Vulkan device and validation layer (target vulkan).
+  vk::ContextOptions vulkan;
+  /// A Vulkan context to share between models; null: create one.
+  std::shared_ptr<vk::Context> context;
+};
+
+/// A loaded entry point. Not thread-safe: one run at a time.
+class Model {
+public:
+  ~Model();
+  Model(const Model &) = delete;
+  Model &operator=(const Model &) = delete;
+
+  /// Loads entry `options.entry` of `artifact` onto `options.target`.
+  /// Errors: no such entry (the message lists the entries), no code for the
+  /// target, a CPU that cannot run the CPU code, no Vulkan device.
+  static Result<std::unique_ptr<Model>> load(const Artifact &artifact,
+                                             const ModelOptions &options);
+  /// readArtifact, then load; errors start with the path.
+  static Result<std::unique_ptr<Model>> loadFile(const std::string &path,
+                                                 const ModelOptions &options);
+
+  const std::string &name() const { return entryName; }
+  /// "cpu" or "vulkan".
+  const std::string &target() const { return targetName; }
+  /// Every argument (parameters flagged) and the outputs.
+  const FunctionSignature &signature() const;
+  /// The arguments that run() takes: those that are not parameters.
+  std::vector<TensorSpec> inputs() const;
+  const std::vector<TensorSpec> &outputs() const;
+
+  /// Binds every parameter from a .safetensors file, by name (memory-mapped;
+  /// weights stay valid while the model lives). Fails naming the first
+  /// parameter that is missing or whose dtype or shape differs; nothing is
+  /// bound then.
+  Status bindWeights(const std::string &path);
+  /// Binds parameter `name` to `tensor` (checked against its spec). The
+  /// tensor is shared, not copied.
+  Status setParameter(const std::string &name, const Tensor &tensor);
+  /// The parameters not bound yet.
+  std::vector<std::string> unboundParameters() const;
+
+  /// Runs on `inputs` (the non-parameter arguments, in order), which are
+  /// checked (count, dtype, shape; errors name the input); returns the
+  /// outputs. Fails if a parameter is unbound.
+  Result<std::vector<Tensor>> run(const std::vector<Tensor> &inputs);
+  /// Like run, writing into caller-provided `outputs` (checked likewise).
+  Status runInto(const std::vector<Tensor> &inputs,
+                 std::vector<Tensor> &outputs);
+
+  /// Vulkan only: time every step of later runs; executor() then reports
+  /// them.
+  Status enableProfiling();
+  /// How the command-line runners drive the model: with every argument,
+  /// parameters included, in argument order.
+  Executor executor();
+
+  struct Impl;
+
+private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  /// load, with errors about the artifact starting with "ORIGIN: ".
+  static Result<std::unique_ptr<Model>> load(const Artifact &artifact,
+                                             const ModelOptions &options,
+                                             const std::string &origin);
+  std::unique_ptr<Impl> impl;
+  std::string entryName, targetName;
+};
+
+/// What fx-run --artifact and fxrt-run do: load an entry, bind its
+/// arguments, run and report (Runner.h).
+struct ArtifactRunOptions {
+  std::string artifact;
+  ModelOptions model;
+  ArgumentSources sources;
+  RunOptions run;
+  bool profile = false;
+};
+/// Returns the exit code (kExitOk, kExitMismatch), or an error.
+Result<int> runArtifact(const ArtifactRunOptions &options,
+                        const OutputSink &out);
+
+} // namespace fx::rt
+
+#endif // FX_RUNTIME_MODEL_H

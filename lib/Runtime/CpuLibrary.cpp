@@ -1,0 +1,219 @@
+//===- CpuLibrary.cpp - CPU code compiled ahead of time -------------------===//
+
+#include "fx/Runtime/CpuLibrary.h"
+
+#include "fx/Runtime/MemRefCopy.h"
+#include "fx/Runtime/Parallel.h"
+
+#include <cerrno>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+namespace fx::rt {
+
+std::string hostArch() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#else
+  return "unknown";
+#endif
+}
+
+namespace {
+
+/// A CPU feature the loader can check.
+struct FeatureCheck {
+  const char *name;
+  bool (*present)();
+};
+
+#if defined(__x86_64__)
+// __builtin_cpu_supports takes string literals only, hence one function
+// each. The names are LLVM's (and the compiler's) feature names.
+#define FX_X86_FEATURE(NAME, CPUID)                                            \
+  {                                                                            \
+    NAME, [] { return bool(__builtin_cpu_supports(CPUID)); }                   \
+  }
+const FeatureCheck kFeatureChecks[] = {
+    FX_X86_FEATURE("sse4.2", "sse4.2"),
+    FX_X86_FEATURE("popcnt", "popcnt"),
+    FX_X86_FEATURE("avx", "avx"),
+    FX_X86_FEATURE("avx2", "avx2"),
+    FX_X86_FEATURE("fma", "fma"),
+    FX_X86_FEATURE("f16c", "f16c"),
+    FX_X86_FEATURE("bmi", "bmi"),
+    FX_X86_FEATURE("bmi2", "bmi2"),
+    FX_X86_FEATURE("avx512f", "avx512f"),
+    FX_X86_FEATURE("avx512bw", "avx512bw"),
+    FX_X86_FEATURE("avx512cd", "avx512cd"),
+    FX_X86_FEATURE("avx512dq", "avx512dq"),
+    FX_X86_FEATURE("avx512vl", "avx512vl"),
+    FX_X86_FEATURE("avx512vnni", "avx512vnni"),
+    FX_X86_FEATURE("avx512bf16", "avx512bf16"),
+    FX_X86_FEATURE("avx512fp16", "avx512fp16"),
+};
+#undef FX_X86_FEATURE
+#else
+const FeatureCheck kFeatureChecks[] = {{"", [] { return false; }}};
+#endif
+
+const FeatureCheck *findFeature(const std::string &name) {
+  for (const FeatureCheck &check : kFeatureChecks)
+    if (*check.name && name == check.name)
+      return &check;
+  return nullptr;
+}
+
+/// What the compiled code imports from the runtime, by name.
+struct Import {
+  const char *name;
+  void *address;
+};
+const Import kImports[] = {
+    {"fxrtParallelFor", reinterpret_cast<void *>(&fxrtParallelFor)},
+    {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+};
+
+uint16_t elfMachine(const std::string &arch) {
+  if (arch == "x86_64")
+    return 62; // EM_X86_64
+  if (arch == "aarch64")
+    return 183; // EM_AARCH64
+  return 0;
+}
+
+std::string dlerrorText() {
+  const char *message = dlerror();
+  return message ? message : "unknown dlopen error";
+}
+
+} // namespace
+
+std::vector<std::string> cpuImportNames() {
+  std::vector<std::string> names;
+  for (const Import &import : kImports)
+    names.push_back(import.name);
+  return names;
+}
+
+const std::vector<std::string> &supportedCpuFeatures() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result;
+    for (const FeatureCheck &check : kFeatureChecks)
+      if (*check.name)
+        result.push_back(check.name);
+    return result;
+  }();
+  return names;
+}
+
+std::vector<std::string> hostCpuFeatures() {
+  std::vector<std::string> result;
+  for (const FeatureCheck &check : kFeatureChecks)
+    if (*check.name && check.present())
+      result.push_back(check.name);
+  return result;
+}
+
+Status checkCpuCode(const CpuCode &code) {
+  std::string host = hostArch();
+  if (code.arch != host)
+    return Status::error("the CPU code is for " + code.arch +
+                         " and this machine is " + host);
+  std::string missing, unknown;
+  for (const std::string &feature : code.features) {
+    const FeatureCheck *check = findFeature(feature);
+    if (!check)
+      unknown += (unknown.empty() ? "" : ", ") + feature;
+    else if (!check->present())
+      missing += (missing.empty() ? "" : ", ") + feature;
+  }
+  if (!unknown.empty())
+    return Status::error("the CPU code needs features this runtime cannot "
+                         "check (" +
+                         unknown + "); it comes from a newer compiler");
+  if (!missing.empty())
+    return Status::error("the CPU code was compiled for " + code.cpu +
+                         " and needs " + missing +
+                         ", which this CPU lacks; recompile with a lower "
+                         "--cpu level (e.g. fx-compile --cpu x86-64-v3)");
+  // An ELF64 little-endian shared object (ET_DYN) for the architecture.
+  const std::vector<uint8_t> &so = code.library;
+  if (so.size() < 64 ||
+      std::memcmp(so.data(),
+                  "\x7f"
+                  "ELF",
+                  4) != 0 ||
+      so[4] != 2 || so[5] != 1)
+    return Status::error("the CPU code is not an ELF64 little-endian file");
+  uint16_t type = uint16_t(so[16] | so[17] << 8);
+  uint16_t machine = uint16_t(so[18] | so[19] << 8);
+  if (type != 3)
+    return Status::error("the CPU code is not an ELF shared object");
+  if (machine != elfMachine(code.arch))
+    return Status::error("the CPU code's ELF machine (" +
+                         std::to_string(machine) + ") is not " + code.arch);
+  return Status::ok();
+}
+
+CpuLibrary::~CpuLibrary() { dlclose(handle); }
+
+Result<std::unique_ptr<CpuLibrary>>
+CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
+  if (Status s = checkCpuCode(code); !s.isOk())
+    return s;
+  // dlopen needs a path: an anonymous in-memory file gives one without
+  // touching the disk.
+  int fd = memfd_create("fx-cpu-code", MFD_CLOEXEC);
+  if (fd < 0)
+    return Status::error(std::string("memfd_create failed: ") +
+                         std::strerror(errno));
+  size_t written = 0;
+  while (written < code.library.size()) {
+    ssize_t n =
+        write(fd, code.library.data() + written, code.library.size() - written);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      std::string error = std::strerror(errno);
+      close(fd);
+      return Status::error("cannot write the CPU code to memory: " + error);
+    }
+    written += size_t(n);
+  }
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  close(fd); // The mapping keeps the contents alive.
+  if (!handle)
+    return Status::error("cannot load the CPU code: " + dlerrorText());
+  for (const std::string &name : code.imports) {
+    const Import *import = nullptr;
+    for (const Import &candidate : kImports)
+      if (name == candidate.name)
+        import = &candidate;
+    void *slot = dlsym(handle, (kCpuImportPrefix + name).c_str());
+    if (!import || !slot) {
+      dlclose(handle);
+      return Status::error(
+          "the CPU code imports '" + name + "', which " +
+          (import ? "it does not declare" : "this runtime does not provide"));
+    }
+    *static_cast<void **>(slot) = import->address;
+  }
+  void *entry = dlsym(handle, code.symbol.c_str());
+  if (!entry) {
+    dlclose(handle);
+    return Status::error("the CPU code has no entry point '" + code.symbol +
+                         "'");
+  }
+  auto function = reinterpret_cast<PackedFunction>(entry);
+  return std::unique_ptr<CpuLibrary>(
+      new CpuLibrary(handle, CpuFunction(function, std::move(signature))));
+}
+
+} // namespace fx::rt
