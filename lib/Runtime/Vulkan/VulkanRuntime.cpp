@@ -1101,6 +1101,11 @@ struct Executable::Impl {
   bool pending = false;
   std::vector<StepTime> profile;
   bool haveProfile = false;
+  /// Per buffer: the tensor last uploaded into a parameter input (held, so
+  /// its storage cannot be freed and reused while compared by address).
+  /// Parameters stay resident: a run uploads one only when given a
+  /// different tensor.
+  std::vector<std::optional<Tensor>> residentParameters;
   /// Runs share the buffers and the command buffer: one at a time.
   std::mutex runMutex;
 
@@ -1127,6 +1132,14 @@ struct Executable::Impl {
   Status initializeBuffers();
   Status createDescriptorSets();
   Status record(VkCommandBuffer commandBuffer, VkQueryPool queries);
+  /// Whether buffer `b` is an input that is a model parameter (resident).
+  bool isParameter(size_t b) const {
+    const Buffer &buffer = program.buffers[b];
+    return buffer.kind == Buffer::Kind::Input &&
+           program.signature.inputs[buffer.index].parameter;
+  }
+  /// Uploads the parameters whose tensor differs from the resident one.
+  Status uploadParameters(const std::vector<Tensor> &inputs);
   Status submitOnce(const std::function<void(VkCommandBuffer)> &record);
 };
 
@@ -1737,7 +1750,7 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
   if (useStaging) {
     bool uploaded = false;
     for (size_t b = 0; b < program.buffers.size(); ++b)
-      if (program.buffers[b].kind == Buffer::Kind::Input) {
+      if (program.buffers[b].kind == Buffer::Kind::Input && !isParameter(b)) {
         VkBufferCopy region = {0, 0, buffers[b].size};
         fn.vkCmdCopyBuffer(cb, staging[b].buffer, buffers[b].buffer, 1,
                            &region);
@@ -1801,6 +1814,49 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
   if (VkResult r = fn.vkEndCommandBuffer(cb); r != VK_SUCCESS)
     return vkError("vkEndCommandBuffer", r);
   return Status::ok();
+}
+
+Status Executable::Impl::uploadParameters(const std::vector<Tensor> &inputs) {
+  residentParameters.resize(program.buffers.size());
+  std::vector<size_t> changed;
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    if (!isParameter(b))
+      continue;
+    const Tensor &input = inputs[program.buffers[b].index];
+    std::optional<Tensor> &resident = residentParameters[b];
+    if (resident && resident->data() == input.data() &&
+        resident->byteSize() == input.byteSize())
+      continue;
+    void *target = useStaging ? staging[b].mapped : buffers[b].mapped;
+    std::memcpy(target, input.data(),
+                std::min<uint64_t>(input.byteSize(), program.buffers[b].bytes));
+    resident = input;
+    changed.push_back(b);
+  }
+  if (!useStaging || changed.empty())
+    return Status::ok();
+  // Earlier runs may still read the old values: the copies wait for them
+  // (submitOnce waits for its own completion, and runs are serialized).
+  return submitOnce([&](VkCommandBuffer cb) {
+    VkMemoryBarrier before = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    before.srcAccessMask =
+        VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+        VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    before.dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
+                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                            nullptr, 0, nullptr);
+    for (size_t b : changed) {
+      VkBufferCopy region = {0, 0, buffers[b].size};
+      fn.vkCmdCopyBuffer(cb, staging[b].buffer, buffers[b].buffer, 1, &region);
+    }
+    VkMemoryBarrier after = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+    after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+    fn.vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                            VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &after, 0,
+                            nullptr, 0, nullptr);
+  });
 }
 
 Status Executable::Impl::submitOnce(
@@ -1917,11 +1973,13 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
   if (impl.pending)
     return Status::error("an earlier run of this executable did not finish; "
                          "it cannot run again");
+  if (Status s = impl.uploadParameters(inputs); !s.isOk())
+    return s;
   // Tensors and buffers share their byte layout (the kernels store i1 as a
   // byte, like DType::Bool), so copies are plain memcpy.
   for (size_t b = 0; b < program.buffers.size(); ++b) {
     const Buffer &buffer = program.buffers[b];
-    if (buffer.kind != Buffer::Kind::Input)
+    if (buffer.kind != Buffer::Kind::Input || impl.isParameter(b))
       continue;
     void *target =
         impl.useStaging ? impl.staging[b].mapped : impl.buffers[b].mapped;

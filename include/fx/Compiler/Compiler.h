@@ -1,0 +1,152 @@
+//===- Compiler.h - the C++ embedding API of the compiler -------*- C++ -*-===//
+//
+// Compile an FX-dialect function (a file, a string or a module) into a
+// loaded model (fx/Runtime/Model.h), ready to run:
+//
+//   fx::CompilerOptions options;
+//   options.target = "cpu";
+//   options.cacheDir = "/tmp/fx-cache";
+//   fx::Compiler compiler(options);
+//   auto model = compiler.compileFile("model.mlir");
+//   if (!model.isOk()) { print(model.message()); return; }
+//   model.value()->bindWeights("model.safetensors");
+//   auto outputs = model.value()->run({fx::rt::Tensor::wrap(data, ...)});
+//
+// Errors come back as fx::rt::Status / Result values carrying the message
+// (with source locations for errors in the IR); nothing is thrown and bad
+// input never aborts.
+//
+// Compiled code goes through an artifact (fx/Runtime/Artifact.h), so the
+// same code can be saved with compileToArtifact + rt::writeArtifact and run
+// elsewhere by the runtime alone. With a cache directory, artifacts are
+// kept on disk under a key hashing the IR, the options, the target (the CPU
+// or the device's capabilities) and the compiler build: compiling the same
+// model again loads the artifact instead of compiling.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_COMPILER_COMPILER_H
+#define FX_COMPILER_COMPILER_H
+
+#include "fx/Runtime/Artifact.h"
+#include "fx/Runtime/Model.h"
+#include "fx/Runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+class ModuleOp;
+} // namespace mlir
+
+namespace fx {
+
+/// Compilation modes, in the spirit of torch.compile's:
+///  - Default: fusion, tiled and vectorized kernels. On Vulkan the whole
+///    graph is recorded into one command buffer once and replayed, and
+///    parameters stay resident on the device (uploaded when first bound):
+///    what torch.compile's reduce-overhead adds with CUDA graphs.
+///  - ReduceOverhead: the same code as Default, which already has the
+///    replayed command buffer and resident parameters; accepted so that
+///    torch.compile users can keep their mode (CompileStats::notes says
+///    so).
+///  - MaxAutotune: Vulkan: compiles the entry with several workgroup sizes
+///    (128, 256 and 512 threads; row kernels 256 and 512), times each on
+///    the device with random inputs, and keeps the fastest (the timings are
+///    in CompileStats::notes). Longer compiles, for models run many times.
+///    On the CPU it compiles like Default.
+enum class CompileMode { Default, ReduceOverhead, MaxAutotune };
+
+/// "default", "reduce-overhead" or "max-autotune".
+const char *modeName(CompileMode mode);
+/// The mode of that name, or an error listing the names.
+rt::Result<CompileMode> parseMode(const std::string &name);
+
+struct CompilerOptions {
+  /// cpu or vulkan.
+  std::string target = "cpu";
+  CompileMode mode = CompileMode::Default;
+  /// Elementwise fusion and dispatch regions (off: one kernel per op).
+  bool fusion = true;
+  /// If not empty, each compile writes its input IR
+  /// (<entry>.input.mlir) and the code: <entry>.ll and <entry>.s for the
+  /// CPU, <entry>-<n>-<kernel>.spv for Vulkan.
+  std::string dumpDir;
+  /// If not empty, the on-disk compile cache (created if missing).
+  std::string cacheDir;
+  /// The function to compile; empty: the only public one.
+  std::string entry;
+  /// Shapes for every argument, in order, to specialize dynamic dimensions;
+  /// empty: the arguments must be static.
+  std::vector<std::vector<int64_t>> argumentShapes;
+  /// CPU: native or an LLVM CPU name (x86-64-v3, ...).
+  std::string cpu = "native";
+  /// CPU: parallel chunks per large op (0: the hardware threads).
+  int64_t threads = 0;
+  /// Vulkan: the device (-1: FX_VULKAN_DEVICE, else the first discrete
+  /// GPU, else 0) and the validation layer.
+  int vulkanDevice = -1;
+  bool vulkanValidation = false;
+};
+
+/// What the last compile did.
+struct CompileStats {
+  /// The artifact came from the cache.
+  bool cacheHit = false;
+  /// Wall time of the compile (or of the cache lookup and load).
+  double milliseconds = 0;
+  /// The cache key (hex), also without a cache directory.
+  std::string cacheKey;
+  /// Remarks for people: what max-autotune chose, a damaged cache file
+  /// that was replaced, ...
+  std::vector<std::string> notes;
+};
+
+/// Compiles FX-dialect IR. Holds an MLIR context with every dialect the
+/// compiler needs; one compile at a time.
+class Compiler {
+public:
+  explicit Compiler(CompilerOptions options = {});
+  ~Compiler();
+  Compiler(const Compiler &) = delete;
+  Compiler &operator=(const Compiler &) = delete;
+
+  const CompilerOptions &options() const;
+
+  /// The context modules given to compileModule must live in.
+  mlir::MLIRContext &context();
+
+  /// Compiles the file at `path` and loads the result.
+  rt::Result<std::unique_ptr<rt::Model>> compileFile(const std::string &path);
+  /// Compiles IR text (`bufferName` names it in error locations).
+  rt::Result<std::unique_ptr<rt::Model>>
+  compileString(const std::string &text,
+                const std::string &bufferName = "<string>");
+  /// Compiles a module of context() (it is not modified).
+  rt::Result<std::unique_ptr<rt::Model>> compileModule(mlir::ModuleOp module);
+
+  /// Like compileFile / compileString, returning the artifact (one entry)
+  /// rather than loading it.
+  rt::Result<rt::Artifact> compileFileToArtifact(const std::string &path);
+  rt::Result<rt::Artifact>
+  compileStringToArtifact(const std::string &text,
+                          const std::string &bufferName = "<string>");
+
+  /// What the last compile did.
+  const CompileStats &lastCompile() const;
+
+  /// "fx-mlir <version>": part of every cache key.
+  static std::string version();
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace fx
+
+#endif // FX_COMPILER_COMPILER_H

@@ -1,0 +1,394 @@
+//===- CompilerTest.cpp - the C++ embedding API ---------------------------===//
+//
+// fx::Compiler and the rt::Model it returns, as an application uses them:
+// compile IR from a string or file (CPU, and Vulkan where a device exists),
+// run on wrapped user memory, bind parameters, the compile cache, and every
+// error path returning a message rather than aborting.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Compiler/Compiler.h"
+#include "fx/Runtime/Safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+using namespace fx;
+using fx::rt::DType;
+using fx::rt::Tensor;
+
+#define EXPECT_CONTAINS(text, part)                                            \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
+      << "'" << (text) << "' lacks '" << (part) << "'"
+
+namespace {
+
+/// y = relu(x @ w) + b: x is an input, w and b parameters.
+const char *kLinear = R"mlir(
+func.func @linear(%x: tensor<2x3xf32>,
+                  %w: tensor<3x2xf32> {fx.param = "fc.weight"},
+                  %b: tensor<2xf32> {fx.param = "fc.bias"}) -> tensor<2x2xf32> {
+  %0 = fx.mm %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %1 = fx.relu %0 : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %2 = fx.add %1, %b : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  return %2 : tensor<2x2xf32>
+}
+)mlir";
+
+/// A fresh directory, removed with its contents.
+class TempDir {
+public:
+  TempDir() {
+    std::string pattern = "/tmp/fx-compiler-test-XXXXXX";
+    dir = mkdtemp(pattern.data()) ? pattern : "";
+  }
+  ~TempDir() { (void)std::system(("rm -rf '" + dir + "'").c_str()); }
+  std::string path(const std::string &name) const { return dir + "/" + name; }
+  const std::string &str() const { return dir; }
+
+private:
+  std::string dir;
+};
+
+Tensor tensor(DType dtype, std::vector<int64_t> shape,
+              std::vector<float> values) {
+  Tensor t = Tensor::allocate(dtype, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i)
+    t.dataAs<float>()[i] = values[i];
+  return t;
+}
+
+std::vector<float> values(const Tensor &t) {
+  return std::vector<float>(t.dataAs<float>(), t.dataAs<float>() + t.numel());
+}
+
+/// Binds w and b of kLinear.
+void bindLinear(rt::Model &model, float scale = 1) {
+  ASSERT_TRUE(
+      model
+          .setParameter("fc.weight",
+                        tensor(DType::F32, {3, 2}, {scale, 0, 0, scale, -1, 1}))
+          .isOk());
+  ASSERT_TRUE(
+      model.setParameter("fc.bias", tensor(DType::F32, {2}, {10, 20})).isOk());
+}
+
+bool haveVulkan() {
+  return rt::vk::Context::listDevices().isOk() &&
+         !rt::vk::Context::listDevices().value().empty();
+}
+
+class CompilerTest : public ::testing::TestWithParam<const char *> {
+protected:
+  CompilerOptions options() {
+    CompilerOptions o;
+    o.target = GetParam();
+    return o;
+  }
+  void SetUp() override {
+    if (std::string(GetParam()) == "vulkan" && !haveVulkan())
+      GTEST_SKIP() << "no Vulkan device";
+  }
+};
+
+TEST_P(CompilerTest, CompilesAndRunsOnWrappedMemory) {
+  Compiler compiler(options());
+  auto model = compiler.compileString(kLinear);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  rt::Model &m = *model.value();
+  EXPECT_EQ(m.name(), "linear");
+  EXPECT_EQ(m.target(), GetParam());
+  ASSERT_EQ(m.inputs().size(), 1u);
+  EXPECT_EQ(m.inputs()[0].str(), "f32[2, 3]");
+  EXPECT_EQ(m.unboundParameters(),
+            (std::vector<std::string>{"fc.weight", "fc.bias"}));
+  bindLinear(m);
+  EXPECT_TRUE(m.unboundParameters().empty());
+
+  // User memory, wrapped without a copy; outputs into caller memory too.
+  float x[6] = {1, 2, 3, -4, -5, -6};
+  float y[4] = {0, 0, 0, 0};
+  std::vector<Tensor> outputs = {Tensor::wrap(y, DType::F32, {2, 2})};
+  rt::Status s = m.runInto({Tensor::wrap(x, DType::F32, {2, 3})}, outputs);
+  ASSERT_TRUE(s.isOk()) << s.message();
+  // x @ w = [[1-3, 2+3], [-4+6, -5-6]] = [[-2, 5], [2, -11]]
+  EXPECT_EQ(std::vector<float>(y, y + 4), (std::vector<float>{10, 25, 12, 20}));
+
+  auto returned = m.run({Tensor::wrap(x, DType::F32, {2, 3})});
+  ASSERT_TRUE(returned.isOk()) << returned.message();
+  EXPECT_EQ(values(returned.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+}
+
+TEST_P(CompilerTest, RebindingAParameterChangesTheResult) {
+  // Parameters stay resident between runs (on Vulkan, on the device); a new
+  // tensor for one is picked up by the next run.
+  Compiler compiler(options());
+  auto model = compiler.compileString(kLinear);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  rt::Model &m = *model.value();
+  bindLinear(m);
+  Tensor x = tensor(DType::F32, {2, 3}, {1, 2, 3, -4, -5, -6});
+  for (int i = 0; i < 2; ++i) {
+    auto y = m.run({x});
+    ASSERT_TRUE(y.isOk()) << y.message();
+    EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+  }
+  bindLinear(m, /*scale=*/2);
+  auto y = m.run({x});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  // x @ w = [[2-3, 4+3], [-8+6, -10-6]] = [[-1, 7], [-2, -16]]
+  EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 27, 10, 20}));
+}
+
+TEST_P(CompilerTest, BindsWeightsFromSafetensors) {
+  TempDir dir;
+  std::vector<std::pair<std::string, Tensor>> weights = {
+      {"fc.weight", tensor(DType::F32, {3, 2}, {1, 0, 0, 1, -1, 1})},
+      {"fc.bias", tensor(DType::F32, {2}, {10, 20})}};
+  ASSERT_TRUE(rt::writeSafetensors(dir.path("w.safetensors"), weights).isOk());
+  std::vector<std::pair<std::string, Tensor>> partial = {
+      {"fc.weight", weights[0].second}};
+  ASSERT_TRUE(
+      rt::writeSafetensors(dir.path("partial.safetensors"), partial).isOk());
+  std::vector<std::pair<std::string, Tensor>> wrong = {
+      {"fc.weight", tensor(DType::F32, {2, 3}, {})},
+      {"fc.bias", weights[1].second}};
+  ASSERT_TRUE(
+      rt::writeSafetensors(dir.path("wrong.safetensors"), wrong).isOk());
+
+  Compiler compiler(options());
+  auto model = compiler.compileString(kLinear);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  rt::Model &m = *model.value();
+  Tensor x = tensor(DType::F32, {2, 3}, {1, 2, 3, -4, -5, -6});
+  EXPECT_CONTAINS(m.run({x}).message(),
+                  "parameter 'fc.weight' is not bound (bind the weights "
+                  "first)");
+  EXPECT_CONTAINS(m.bindWeights(dir.path("none.safetensors")).message(),
+                  "none.safetensors: cannot open");
+  EXPECT_CONTAINS(m.bindWeights(dir.path("partial.safetensors")).message(),
+                  "parameter 'fc.bias' is not in");
+  EXPECT_CONTAINS(m.bindWeights(dir.path("wrong.safetensors")).message(),
+                  "parameter 'fc.weight' in");
+  // A failed bind binds nothing.
+  EXPECT_EQ(m.unboundParameters().size(), 2u);
+  rt::Status s = m.bindWeights(dir.path("w.safetensors"));
+  ASSERT_TRUE(s.isOk()) << s.message();
+  auto y = m.run({x});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+}
+
+TEST_P(CompilerTest, RunErrorsNameTheInput) {
+  Compiler compiler(options());
+  auto model = compiler.compileString(kLinear);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  rt::Model &m = *model.value();
+  bindLinear(m);
+  EXPECT_CONTAINS(m.run({}).message(),
+                  "expected 1 inputs (besides parameters), got 0");
+  EXPECT_CONTAINS(m.run({tensor(DType::F32, {3, 2}, {})}).message(), "input 0");
+  EXPECT_CONTAINS(m.run({Tensor::allocate(DType::F16, {2, 3})}).message(),
+                  "input 0");
+  EXPECT_CONTAINS(
+      m.setParameter("fc.weight", tensor(DType::F32, {2}, {})).message(),
+      "parameter 'fc.weight'");
+  EXPECT_CONTAINS(
+      m.setParameter("fc.nope", tensor(DType::F32, {2}, {})).message(),
+      "'linear' has no parameter named 'fc.nope'");
+  std::vector<Tensor> outputs = {Tensor::allocate(DType::F32, {4})};
+  EXPECT_CONTAINS(
+      m.runInto({tensor(DType::F32, {2, 3}, {})}, outputs).message(),
+      "output 0");
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, CompilerTest,
+                         ::testing::Values("cpu", "vulkan"));
+
+TEST(CompilerErrors, BadIRHasALocation) {
+  Compiler compiler;
+  auto model = compiler.compileString("func.func @f(%x: tensor<2xf32>) {\n"
+                                      "  %0 = fx.frobnicate %x\n}\n",
+                                      "bad.mlir");
+  ASSERT_FALSE(model.isOk());
+  EXPECT_CONTAINS(model.message(), "bad.mlir:2:");
+  model = compiler.compileString(
+      "func.func @f(%x: tensor<2xf32>, %y: tensor<3xf32>) -> tensor<2xf32> {\n"
+      "  %0 = fx.add %x, %y : (tensor<2xf32>, tensor<3xf32>) -> "
+      "tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n",
+      "shapes.mlir");
+  ASSERT_FALSE(model.isOk());
+  EXPECT_CONTAINS(model.message(), "shapes.mlir:2:");
+}
+
+TEST(CompilerErrors, FilesTargetsEntriesAndShapes) {
+  EXPECT_CONTAINS(Compiler().compileFile("/nonexistent/m.mlir").message(),
+                  "/nonexistent/m.mlir: cannot open");
+  CompilerOptions tpu;
+  tpu.target = "tpu";
+  EXPECT_CONTAINS(Compiler(tpu).compileString(kLinear).message(),
+                  "unknown target 'tpu' (expected cpu or vulkan)");
+  CompilerOptions entry;
+  entry.entry = "nope";
+  EXPECT_CONTAINS(Compiler(entry).compileString(kLinear).message(),
+                  "no public function named 'nope'");
+  const char *dynamic =
+      "func.func @d(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+      "  %0 = fx.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>\n"
+      "  return %0 : tensor<?x4xf32>\n}\n";
+  EXPECT_CONTAINS(Compiler().compileString(dynamic).message(),
+                  "argument 0 of 'd' has a dynamic shape; give "
+                  "CompilerOptions::argumentShapes");
+  CompilerOptions shaped;
+  shaped.argumentShapes = {{3, 4}};
+  auto model = Compiler(shaped).compileString(dynamic);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  EXPECT_EQ(model.value()->inputs()[0].str(), "f32[3, 4]");
+  shaped.argumentShapes = {{3, 5}};
+  EXPECT_CONTAINS(Compiler(shaped).compileString(dynamic).message(),
+                  "is declared 'tensor<?x4xf32>' but the given tensor has "
+                  "shape [3, 5]");
+  shaped.argumentShapes = {{3, 4}, {1}};
+  EXPECT_CONTAINS(Compiler(shaped).compileString(dynamic).message(),
+                  "argumentShapes has 2 shapes but 'd' has 1 arguments");
+}
+
+TEST(CompilerModes, ParseAndName) {
+  for (const char *name : {"default", "reduce-overhead", "max-autotune"}) {
+    auto mode = parseMode(name);
+    ASSERT_TRUE(mode.isOk());
+    EXPECT_STREQ(modeName(mode.value()), name);
+  }
+  EXPECT_CONTAINS(parseMode("turbo").message(),
+                  "unknown mode 'turbo' (expected default, reduce-overhead "
+                  "or max-autotune)");
+  CompilerOptions options;
+  options.mode = CompileMode::ReduceOverhead;
+  Compiler compiler(options);
+  ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+  ASSERT_EQ(compiler.lastCompile().notes.size(), 1u);
+  EXPECT_CONTAINS(compiler.lastCompile().notes[0], "reduce-overhead");
+}
+
+TEST(CompilerModes, MaxAutotuneTimesVariantsOnTheDevice) {
+  if (!haveVulkan())
+    GTEST_SKIP() << "no Vulkan device";
+  CompilerOptions options;
+  options.target = "vulkan";
+  options.mode = CompileMode::MaxAutotune;
+  Compiler compiler(options);
+  auto model = compiler.compileString(kLinear);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  const std::vector<std::string> &notes = compiler.lastCompile().notes;
+  ASSERT_EQ(notes.size(), 5u);
+  EXPECT_CONTAINS(notes[0], "max-autotune: workgroup 256, row workgroup 512");
+  EXPECT_CONTAINS(notes[4], "max-autotune chose workgroup ");
+  bindLinear(*model.value());
+  auto y =
+      model.value()->run({tensor(DType::F32, {2, 3}, {1, 2, 3, -4, -5, -6})});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+}
+
+TEST(CompileCache, SecondCompileIsAHit) {
+  TempDir dir;
+  CompilerOptions options;
+  options.cacheDir = dir.path("cache");
+  Compiler compiler(options);
+  ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+  CompileStats miss = compiler.lastCompile();
+  EXPECT_FALSE(miss.cacheHit);
+  EXPECT_EQ(miss.cacheKey.size(), 32u);
+  std::string cached = options.cacheDir + "/" + miss.cacheKey + ".fxa";
+  EXPECT_TRUE(rt::readArtifact(cached).isOk());
+
+  // The same IR, even spelled differently, is a hit, from another compiler
+  // object too.
+  std::string respelled = std::string("// a comment\n") + kLinear;
+  Compiler again(options);
+  auto model = again.compileString(respelled);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  CompileStats hit = again.lastCompile();
+  EXPECT_TRUE(hit.cacheHit);
+  EXPECT_EQ(hit.cacheKey, miss.cacheKey);
+  EXPECT_LT(hit.milliseconds, miss.milliseconds);
+  std::printf("compile cache: miss %.1f ms, hit %.1f ms\n", miss.milliseconds,
+              hit.milliseconds);
+  bindLinear(*model.value());
+  auto y =
+      model.value()->run({tensor(DType::F32, {2, 3}, {1, 2, 3, -4, -5, -6})});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+
+  // Other options or IR: other keys.
+  CompilerOptions noFusion = options;
+  noFusion.fusion = false;
+  Compiler other(noFusion);
+  ASSERT_TRUE(other.compileString(kLinear).isOk());
+  EXPECT_FALSE(other.lastCompile().cacheHit);
+  EXPECT_NE(other.lastCompile().cacheKey, miss.cacheKey);
+  std::string changed = kLinear;
+  changed.replace(changed.find("fx.relu"), 7, "fx.tanh");
+  ASSERT_TRUE(compiler.compileString(changed).isOk());
+  EXPECT_FALSE(compiler.lastCompile().cacheHit);
+
+  // A damaged cache file is compiled again and replaced.
+  {
+    std::ofstream out(cached, std::ios::binary | std::ios::trunc);
+    out << "garbage";
+  }
+  ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+  EXPECT_FALSE(compiler.lastCompile().cacheHit);
+  ASSERT_EQ(compiler.lastCompile().notes.size(), 1u);
+  EXPECT_CONTAINS(compiler.lastCompile().notes[0], "is unusable and was "
+                                                   "replaced");
+  EXPECT_TRUE(rt::readArtifact(cached).isOk());
+  ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+  EXPECT_TRUE(compiler.lastCompile().cacheHit);
+}
+
+TEST(CompileCache, UnwritableCacheDirectoryIsAnError) {
+  CompilerOptions options;
+  options.cacheDir = "/proc/fx-cache";
+  EXPECT_CONTAINS(Compiler(options).compileString(kLinear).message(),
+                  "cannot create the cache directory /proc/fx-cache");
+}
+
+TEST(CompilerDump, WritesTheIntermediateForms) {
+  TempDir dir;
+  CompilerOptions options;
+  options.dumpDir = dir.path("dump");
+  Compiler compiler(options);
+  ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+  for (const char *file : {"linear.input.mlir", "linear.ll", "linear.s"}) {
+    std::ifstream in(options.dumpDir + "/" + file);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    EXPECT_FALSE(text.empty()) << file;
+  }
+}
+
+TEST(CompilerArtifacts, SavedArtifactRunsThroughTheRuntime) {
+  TempDir dir;
+  Compiler compiler;
+  auto artifact = compiler.compileStringToArtifact(kLinear);
+  ASSERT_TRUE(artifact.isOk()) << artifact.message();
+  ASSERT_TRUE(rt::writeArtifact(dir.path("m.fxa"), artifact.value()).isOk());
+  auto model = rt::Model::loadFile(dir.path("m.fxa"), {});
+  ASSERT_TRUE(model.isOk()) << model.message();
+  bindLinear(*model.value());
+  auto y =
+      model.value()->run({tensor(DType::F32, {2, 3}, {1, 2, 3, -4, -5, -6})});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 25, 12, 20}));
+  rt::ModelOptions vulkan;
+  vulkan.target = "vulkan";
+  EXPECT_CONTAINS(rt::Model::loadFile(dir.path("m.fxa"), vulkan).message(),
+                  "entry 'linear' has no vulkan code (it has: cpu;");
+}
+
+} // namespace
