@@ -31,5 +31,5 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
 tools = ["fx-opt", "fx-run", "fx-compile", "fxrt-run", "not", "count", "split-file",
-         "llvm-readelf"]
+         "llvm-readelf", "fx-example-c", "fx-example-cpp"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
