@@ -9,6 +9,7 @@ build=${FX_BUILD_DIR:-$root/build}
 packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libclang-rt-22-dev
   libgtest-dev libgmock-dev python3
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
   python3-numpy python3-torch python3-torchvision

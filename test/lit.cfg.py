@@ -32,4 +32,8 @@ llvm_config.use_default_substitutions()
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
 tools = ["fx-opt", "fx-run", "fx-compile", "fxrt-run", "not", "count", "split-file",
          "llvm-readelf", "fx-example-c", "fx-example-cpp"]
+# fx-artifact-fuzzer is built by Clang only (fuzz/CMakeLists.txt).
+if os.path.exists(os.path.join(config.fx_tools_dir, "fx-artifact-fuzzer")):
+    config.available_features.add("fx-artifact-fuzzer")
+    tools.append("fx-artifact-fuzzer")
 llvm_config.add_tool_substitutions(tools, tool_dirs)

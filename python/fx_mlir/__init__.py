@@ -1,4 +1,5 @@
-"""fx_mlir: PyTorch -> FX dialect importer.
+"""fx_mlir: the PyTorch -> FX dialect importer, and the compiler and runtime
+through the C API (ctypes).
 
     import fx_mlir
     imported = fx_mlir.import_module(model.eval(), (torch.randn(1, 3, 224, 224),))
@@ -10,64 +11,29 @@ in-place ops become functional), every ATen op is mapped to the FX dialect,
 and parameters/buffers become function arguments tagged with their qualified
 names ({fx.param = "layer1.0.conv1.weight"}) whose values go to a
 .safetensors file, or constants in the IR with frozen=True.
+
+Compiling and running (fx_mlir.runtime: ctypes over libfx.so / libfxrt.so;
+needs NumPy only, not torch):
+
+    model = fx_mlir.compile("model.mlir", target="cpu", cache_dir="/tmp/fx")
+    model.bind_weights("model.safetensors")
+    (y,) = model(x)                         # NumPy arrays in and out
+    model = fx_mlir.load("model.fxa")       # an artifact from fx-compile
 """
 
-import torch
+from .runtime import Compiler, Error, Model, compile, load  # noqa: F401
 
-from ._importer import Importer, TraceError, UnsupportedOpsError
-from . import safetensors
+__all__ = ["import_module", "ImportedModule", "TraceError", "UnsupportedOpsError",
+           "Compiler", "Error", "Model", "compile", "load"]
 
-__all__ = ["import_module", "ImportedModule", "TraceError", "UnsupportedOpsError"]
-
-
-class ImportedModule:
-    """The result of import_module: `.mlir` text and the parameters it names."""
-
-    def __init__(self, mlir, params, func_name):
-        self.mlir = mlir
-        self.params = params          # {qualified name: tensor}, empty when frozen
-        self.func_name = func_name
-
-    def save(self, mlir_path, weights_path=None):
-        """Writes the IR and (unless frozen) the parameters as .safetensors."""
-        with open(mlir_path, "w") as f:
-            f.write(self.mlir)
-        if weights_path is not None:
-            safetensors.save(self.params, weights_path)
-        elif self.params:
-            raise ValueError("the module has parameters: pass weights_path, or import it "
-                             "with frozen=True")
-
-    def __str__(self):
-        return self.mlir
+_IMPORTER_NAMES = {"import_module", "ImportedModule", "TraceError", "UnsupportedOpsError",
+                   "Importer", "safetensors"}
 
 
-def _parameters(module):
-    if not isinstance(module, torch.nn.Module):
-        return []
-    seen = {}
-    for name, tensor in list(module.named_parameters()) + list(module.named_buffers()):
-        if tensor is not None and name not in seen:
-            seen[name] = tensor.detach()
-    return list(seen.items())
-
-
-def import_module(module, example_inputs, frozen=False, func_name="forward"):
-    """Imports an nn.Module (or a function of tensors) into the FX dialect.
-
-    `example_inputs` is a tuple of tensors (a single tensor is accepted); their
-    shapes and dtypes become the function's signature. Raises
-    UnsupportedOpsError listing every unsupported op if the graph cannot be
-    expressed.
-    """
-    if isinstance(example_inputs, torch.Tensor):
-        example_inputs = (example_inputs,)
-    example_inputs = tuple(example_inputs)
-    if isinstance(module, torch.nn.Module) and module.training:
-        raise ValueError("the module is in training mode; call .eval() before importing "
-                         "(fx-mlir compiles inference graphs)")
-    params = _parameters(module)
-    builder = Importer(module, example_inputs, params, frozen, func_name).run()
-    tensors = dict(params)
-    kept = {name: tensors[name] for name in builder.param_names}
-    return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)
+def __getattr__(name):
+    # The importer needs torch; it loads on first use, so that the runtime
+    # binding works in any Python 3 with NumPy.
+    if name in _IMPORTER_NAMES:
+        from . import _api
+        return getattr(_api, name)
+    raise AttributeError("module 'fx_mlir' has no attribute " + repr(name))

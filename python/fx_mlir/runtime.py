@@ -1,0 +1,306 @@
+"""ctypes binding of the fx-mlir C API (include/fx/fx.h): compile FX-dialect
+IR and run it on NumPy arrays, or load artifacts, from any Python 3 with
+NumPy; no compiled extension and no torch.
+
+    import fx_mlir
+    model = fx_mlir.compile("model.mlir", target="cpu")   # or IR text
+    model.bind_weights("model.safetensors")
+    outputs = model(x)                 # a list of NumPy arrays
+    fx_mlir.load("model.fxa")          # artifacts need only libfxrt.so
+
+The library is found through $FX_MLIR_LIB (a path to libfx.so or
+libfxrt.so), else next to this package in a build tree (build/lib), else on
+the loader's search path. Errors raise fx_mlir.Error with the library's
+message (compiler diagnostics carry their source locations).
+"""
+
+import ctypes
+import os
+
+import numpy as np
+
+__all__ = ["Compiler", "Error", "Model", "compile", "load", "library"]
+
+API_VERSION = 100
+
+
+class Error(RuntimeError):
+    """An error reported by the fx-mlir library."""
+
+
+# fx_dtype values and the NumPy dtypes they hold (bf16 as its raw uint16).
+_DTYPES = [np.float32, np.float16, np.uint16, np.float64, np.int64, np.int32, np.int8,
+           np.uint8, np.bool_]
+_DTYPE_NAMES = ["f32", "f16", "bf16", "f64", "i64", "i32", "i8", "u8", "bool"]
+
+
+class _ModelOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("entry", ctypes.c_char_p),
+                ("target", ctypes.c_char_p), ("vulkan_device", ctypes.c_int),
+                ("vulkan_validation", ctypes.c_int)]
+
+
+class _CompilerOptions(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("target", ctypes.c_char_p),
+                ("mode", ctypes.c_char_p), ("fusion", ctypes.c_int),
+                ("dump_dir", ctypes.c_char_p), ("cache_dir", ctypes.c_char_p),
+                ("entry", ctypes.c_char_p), ("cpu", ctypes.c_char_p),
+                ("vulkan_device", ctypes.c_int)]
+
+
+_P = ctypes.c_void_p
+_I64P = ctypes.POINTER(ctypes.c_int64)
+_SIGNATURES = {
+    "fx_api_version": (ctypes.c_uint32, []),
+    "fx_error_message": (ctypes.c_char_p, [_P]),
+    "fx_error_free": (None, [_P]),
+    "fx_tensor_wrap": (_P, [_P, ctypes.c_int, _I64P, ctypes.c_size_t, ctypes.POINTER(_P)]),
+    "fx_tensor_free": (None, [_P]),
+    "fx_model_options_init": (None, [ctypes.POINTER(_ModelOptions)]),
+    "fx_model_load": (_P, [ctypes.c_char_p, ctypes.POINTER(_ModelOptions), ctypes.POINTER(_P)]),
+    "fx_model_free": (None, [_P]),
+    "fx_model_name": (ctypes.c_char_p, [_P]),
+    "fx_model_target": (ctypes.c_char_p, [_P]),
+    "fx_model_num_inputs": (ctypes.c_size_t, [_P]),
+    "fx_model_input_name": (ctypes.c_char_p, [_P, ctypes.c_size_t]),
+    "fx_model_input_dtype": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "fx_model_input_rank": (ctypes.c_size_t, [_P, ctypes.c_size_t]),
+    "fx_model_input_shape": (_I64P, [_P, ctypes.c_size_t]),
+    "fx_model_num_outputs": (ctypes.c_size_t, [_P]),
+    "fx_model_output_dtype": (ctypes.c_int, [_P, ctypes.c_size_t]),
+    "fx_model_output_rank": (ctypes.c_size_t, [_P, ctypes.c_size_t]),
+    "fx_model_output_shape": (_I64P, [_P, ctypes.c_size_t]),
+    "fx_model_bind_weights": (_P, [_P, ctypes.c_char_p]),
+    "fx_model_set_parameter": (_P, [_P, ctypes.c_char_p, _P]),
+    "fx_model_run_into": (_P, [_P, ctypes.POINTER(_P), ctypes.c_size_t, ctypes.POINTER(_P),
+                               ctypes.c_size_t]),
+}
+_COMPILER_SIGNATURES = {
+    "fx_compiler_options_init": (None, [ctypes.POINTER(_CompilerOptions)]),
+    "fx_compiler_create": (_P, [ctypes.POINTER(_CompilerOptions), ctypes.POINTER(_P)]),
+    "fx_compiler_free": (None, [_P]),
+    "fx_compiler_compile_file": (_P, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "fx_compiler_compile_string": (_P, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "fx_compiler_save": (_P, [_P, ctypes.c_char_p, ctypes.c_char_p]),
+    "fx_compiler_last_cache_hit": (ctypes.c_int, [_P]),
+    "fx_compiler_last_milliseconds": (ctypes.c_double, [_P]),
+}
+
+_lib = None
+
+
+def _candidates():
+    env = os.environ.get("FX_MLIR_LIB")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.abspath(__file__))
+    build = os.path.join(here, "..", "..", "build", "lib")
+    return [os.path.join(build, "libfx.so"), os.path.join(build, "libfxrt.so"), "libfx.so",
+            "libfxrt.so"]
+
+
+def library():
+    """The loaded C library (libfx.so, or libfxrt.so without the compiler)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    errors = []
+    for path in _candidates():
+        try:
+            lib = ctypes.CDLL(path)
+            break
+        except OSError as e:
+            errors.append(str(e))
+    else:
+        raise Error("cannot load the fx-mlir library (set FX_MLIR_LIB to libfx.so): " +
+                    "; ".join(errors))
+    for name, (restype, argtypes) in _SIGNATURES.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    lib.has_compiler = hasattr(lib, "fx_compiler_create")
+    if lib.has_compiler:
+        for name, (restype, argtypes) in _COMPILER_SIGNATURES.items():
+            fn = getattr(lib, name)
+            fn.restype, fn.argtypes = restype, argtypes
+    if lib.fx_api_version() // 100 != API_VERSION // 100:
+        raise Error("the fx-mlir library has API version %d; this binding needs %d.x" %
+                    (lib.fx_api_version(), API_VERSION // 100))
+    _lib = lib
+    return lib
+
+
+def _check(error):
+    """Raises Error for a non-null fx_error*, freeing it."""
+    if error:
+        lib = library()
+        message = lib.fx_error_message(error).decode()
+        lib.fx_error_free(error)
+        raise Error(message)
+
+
+def _bytes(text):
+    return None if text is None else os.fsencode(text) if not isinstance(text, bytes) else text
+
+
+class _Tensor:
+    """An fx_tensor wrapping a contiguous NumPy array (kept alive with it)."""
+
+    def __init__(self, array):
+        lib = library()
+        self.array = array
+        dtype = _DTYPES.index(array.dtype.type)
+        shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+        handle = _P()
+        _check(lib.fx_tensor_wrap(array.ctypes.data, dtype, shape, array.ndim,
+                                  ctypes.byref(handle)))
+        self.handle = handle
+
+    def __del__(self):
+        if getattr(self, "handle", None):
+            library().fx_tensor_free(self.handle)
+
+
+class Model:
+    """A compiled entry point loaded on the CPU or a Vulkan device.
+
+    `inputs` and `outputs` list (name, dtype, shape); calling the model with
+    NumPy arrays (the non-parameter inputs, in order) returns a list of
+    arrays. Arrays must have the input's dtype exactly (bf16 as uint16);
+    they are used in place when C-contiguous, else copied.
+    """
+
+    def __init__(self, handle):
+        lib = library()
+        self._handle = handle
+        self._parameters = {}
+        self.name = lib.fx_model_name(handle).decode()
+        self.target = lib.fx_model_target(handle).decode()
+        self.inputs = [(lib.fx_model_input_name(handle, i).decode(),
+                        _DTYPE_NAMES[lib.fx_model_input_dtype(handle, i)],
+                        tuple(lib.fx_model_input_shape(handle, i)[d]
+                              for d in range(lib.fx_model_input_rank(handle, i))))
+                       for i in range(lib.fx_model_num_inputs(handle))]
+        self.outputs = [(_DTYPE_NAMES[lib.fx_model_output_dtype(handle, i)],
+                         tuple(lib.fx_model_output_shape(handle, i)[d]
+                               for d in range(lib.fx_model_output_rank(handle, i))))
+                        for i in range(lib.fx_model_num_outputs(handle))]
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            library().fx_model_free(self._handle)
+            self._handle = None
+
+    def __repr__(self):
+        return "<fx_mlir.Model %s on %s: inputs %s, outputs %s>" % (
+            self.name, self.target, self.inputs, self.outputs)
+
+    def bind_weights(self, path):
+        """Binds every parameter from a .safetensors file, by name."""
+        _check(library().fx_model_bind_weights(self._handle, _bytes(path)))
+
+    def set_parameter(self, name, array):
+        """Binds one parameter to a NumPy array (kept alive by the model)."""
+        tensor = _Tensor(np.ascontiguousarray(array))
+        _check(library().fx_model_set_parameter(self._handle, _bytes(name), tensor.handle))
+        self._parameters[name] = tensor
+
+    def __call__(self, *arrays):
+        lib = library()
+        if len(arrays) != len(self.inputs):
+            raise Error("'%s' takes %d inputs (besides parameters), got %d" %
+                        (self.name, len(self.inputs), len(arrays)))
+        inputs = []
+        for i, (array, (name, dtype, _)) in enumerate(zip(arrays, self.inputs)):
+            array = np.asarray(array)
+            want = _DTYPES[_DTYPE_NAMES.index(dtype)]
+            if array.dtype.type is not want:
+                raise Error("input %d (%s) expects dtype %s, got NumPy %s" %
+                            (i, name, dtype, array.dtype))
+            inputs.append(_Tensor(np.ascontiguousarray(array)))
+        results = [np.empty(shape, dtype=_DTYPES[_DTYPE_NAMES.index(dtype)])
+                   for dtype, shape in self.outputs]
+        outputs = [_Tensor(r) for r in results]
+        in_handles = (_P * max(len(inputs), 1))(*[t.handle for t in inputs])
+        out_handles = (_P * max(len(outputs), 1))(*[t.handle for t in outputs])
+        _check(lib.fx_model_run_into(self._handle, in_handles, len(inputs), out_handles,
+                                     len(outputs)))
+        return results
+
+
+def load(artifact, target=None, entry=None, vulkan_device=-1, vulkan_validation=False):
+    """Loads an artifact (.fxa) with the runtime (libfxrt.so suffices)."""
+    lib = library()
+    options = _ModelOptions()
+    lib.fx_model_options_init(ctypes.byref(options))
+    options.target, options.entry = _bytes(target), _bytes(entry)
+    options.vulkan_device, options.vulkan_validation = vulkan_device, int(vulkan_validation)
+    handle = _P()
+    _check(lib.fx_model_load(_bytes(artifact), ctypes.byref(options), ctypes.byref(handle)))
+    return Model(handle)
+
+
+class Compiler:
+    """fx::Compiler through the C API; see fx/Compiler/Compiler.h.
+
+    target: "cpu" or "vulkan"; mode: "default", "reduce-overhead" or
+    "max-autotune"; fusion; cache_dir (the on-disk compile cache); dump_dir
+    (the input IR and generated code); entry; cpu ("native", "x86-64-v3",
+    ...); vulkan_device.
+    """
+
+    def __init__(self, target="cpu", mode="default", fusion=True, cache_dir=None,
+                 dump_dir=None, entry=None, cpu="native", vulkan_device=-1):
+        lib = library()
+        if not lib.has_compiler:
+            raise Error("the loaded library is the runtime only (libfxrt.so); compiling "
+                        "needs libfx.so")
+        options = _CompilerOptions()
+        lib.fx_compiler_options_init(ctypes.byref(options))
+        options.target, options.mode = _bytes(target), _bytes(mode)
+        options.fusion, options.vulkan_device = int(bool(fusion)), vulkan_device
+        options.cache_dir, options.dump_dir = _bytes(cache_dir), _bytes(dump_dir)
+        options.entry, options.cpu = _bytes(entry), _bytes(cpu)
+        self._keep = options  # the strings must outlive the call only
+        handle = _P()
+        _check(lib.fx_compiler_create(ctypes.byref(options), ctypes.byref(handle)))
+        self._handle = handle
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            library().fx_compiler_free(self._handle)
+            self._handle = None
+
+    def compile_file(self, path):
+        handle = _P()
+        _check(library().fx_compiler_compile_file(self._handle, _bytes(path),
+                                                  ctypes.byref(handle)))
+        return Model(handle)
+
+    def compile_string(self, text):
+        handle = _P()
+        _check(library().fx_compiler_compile_string(self._handle, text.encode(),
+                                                    ctypes.byref(handle)))
+        return Model(handle)
+
+    def save(self, path, artifact):
+        """Compiles the file at `path` into the artifact file `artifact`."""
+        _check(library().fx_compiler_save(self._handle, _bytes(path), _bytes(artifact)))
+
+    @property
+    def last_cache_hit(self):
+        return bool(library().fx_compiler_last_cache_hit(self._handle))
+
+    @property
+    def last_milliseconds(self):
+        return library().fx_compiler_last_milliseconds(self._handle)
+
+
+def compile(source, **options):
+    """Compiles IR text, or the .mlir file at that path, into a Model.
+
+    Keyword arguments are Compiler's."""
+    compiler = Compiler(**options)
+    looks_like_ir = "func.func" in source or "\n" in source
+    if not looks_like_ir:
+        return compiler.compile_file(source)
+    return compiler.compile_string(source)

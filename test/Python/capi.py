@@ -1,0 +1,83 @@
+# The ctypes binding of the C API (fx_mlir.runtime): compile IR text and a
+# file, run on NumPy arrays, bind weights, the compile cache, artifacts, and
+# errors as fx_mlir.Error. Importing it must not import torch.
+# RUN: rm -rf %t && mkdir -p %t
+# RUN: %python %s %t cpu | FileCheck %s
+# RUN: %python %s %t/vk vulkan | FileCheck %s
+# CHECK: torch imported: False
+# CHECK: model: <fx_mlir.Model linear on {{cpu|vulkan}}: inputs [('arg0', 'f32', (2, 3))], outputs [('f32', (2, 2))]>
+# CHECK: y = {{\[\[}}10.0, 25.0], [12.0, 20.0]]
+# CHECK: cache: miss then hit
+# CHECK: artifact: {{\[\[}}10.0, 25.0], [12.0, 20.0]]
+# CHECK: weights: {{\[\[}}10.0, 25.0], [12.0, 20.0]]
+# CHECK: error: input 0 (arg0) expects dtype f32, got NumPy float64
+# CHECK: error: parameter 'fc.weight' is not bound (bind the weights first)
+# CHECK: error: <string>:2:{{[0-9]+}}: error: {{.*}}
+# CHECK: error: unknown mode 'turbo'
+import os
+import sys
+
+import fx_mlir
+
+print("torch imported:", "torch" in sys.modules)
+import numpy as np  # noqa: E402
+
+out, target = sys.argv[1], sys.argv[2]
+os.makedirs(out, exist_ok=True)
+IR = """
+func.func @linear(%x: tensor<2x3xf32>,
+                  %w: tensor<3x2xf32> {fx.param = "fc.weight"},
+                  %b: tensor<2xf32> {fx.param = "fc.bias"}) -> tensor<2x2xf32> {
+  %0 = fx.mm %x, %w : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %1 = fx.relu %0 : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %2 = fx.add %1, %b : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  return %2 : tensor<2x2xf32>
+}
+"""
+w = np.array([[1, 0], [0, 1], [-1, 1]], np.float32)
+b = np.array([10, 20], np.float32)
+x = np.array([[1, 2, 3], [-4, -5, -6]], np.float32)
+
+cache = os.path.join(out, "cache")
+compiler = fx_mlir.Compiler(target=target, cache_dir=cache)
+model = compiler.compile_string(IR)
+print("model:", model)
+model.set_parameter("fc.weight", w)
+model.set_parameter("fc.bias", b)
+(y,) = model(x)
+print("y =", y.tolist())
+hit_first = compiler.last_cache_hit
+compiler.compile_string(IR)
+print("cache:", "hit" if hit_first else "miss", "then", "hit" if compiler.last_cache_hit else "miss")
+
+path = os.path.join(out, "linear.mlir")
+with open(path, "w") as f:
+    f.write(IR)
+compiler.save(path, os.path.join(out, "linear.fxa"))
+loaded = fx_mlir.load(os.path.join(out, "linear.fxa"), target=target)
+loaded.set_parameter("fc.weight", w)
+loaded.set_parameter("fc.bias", b)
+print("artifact:", loaded(x)[0].tolist())
+
+# Weights from .safetensors (written by hand: this test needs no torch).
+header = b'{"fc.weight":{"dtype":"F32","shape":[3,2],"data_offsets":[0,24]},' \
+         b'"fc.bias":{"dtype":"F32","shape":[2],"data_offsets":[24,32]}}'
+with open(os.path.join(out, "w.safetensors"), "wb") as f:
+    f.write(len(header).to_bytes(8, "little") + header + w.tobytes() + b.tobytes())
+model = fx_mlir.compile(path, target=target)
+model.bind_weights(os.path.join(out, "w.safetensors"))
+print("weights:", model(x)[0].tolist())
+
+
+def error(fn):
+    try:
+        fn()
+        print("error: none")
+    except fx_mlir.Error as e:
+        print("error:", str(e).splitlines()[0])
+
+
+error(lambda: model(x.astype(np.float64)))
+error(lambda: fx_mlir.compile(IR, target=target)(x))
+error(lambda: fx_mlir.compile("func.func @f() {\n  %0 = fx.nope\n}\n"))
+error(lambda: fx_mlir.Compiler(mode="turbo"))
