@@ -31,7 +31,8 @@ def prepare(args):
         for name in names:
             out = os.path.join(args.dir, f"{stem}.{name}.fxa")
             proc = subprocess.run([os.path.join(args.build, "bin", "fx-compile"), path,
-                                   "--entry", name, f"--vulkan-target={args.target}", "-o", out],
+                                   "--entry", name, "--target=vulkan",
+                                   f"--vulkan-target={args.target}", "-o", out],
                                   capture_output=True, text=True)
             if proc.returncode == 0:
                 compiled += 1
