@@ -40,4 +40,6 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$lld"
 fi
 echo "fx-mlir: building"
-ninja -C "$build" fx-opt fx-run fx-compile fxrt-run FXUnitTests
+# Everything: the tools, the C API libraries, the examples, the unit tests
+# and (with Clang's libFuzzer) the artifact fuzzer.
+ninja -C "$build"
