@@ -94,6 +94,12 @@ func::FuncOp findEntry(ModuleOp module, StringRef name) {
   return {};
 }
 
+void keepOnlyEntry(ModuleOp module, func::FuncOp entry) {
+  for (auto other : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (other != entry && SymbolTable::symbolKnownUseEmpty(other, module))
+      other.erase();
+}
+
 LogicalResult specializeArguments(func::FuncOp func,
                                   ArrayRef<std::vector<int64_t>> shapes) {
   FunctionType type = func.getFunctionType();

@@ -206,10 +206,7 @@ int main(int argc, char **argv) {
           return nullptr;
         }
       }
-      for (auto other :
-           llvm::make_early_inc_range(copy->getOps<func::FuncOp>()))
-        if (other != func && SymbolTable::symbolKnownUseEmpty(other, *copy))
-          other.erase();
+      ::fx::keepOnlyEntry(*copy, func);
       FailureOr<rt::FunctionSignature> signature = ::fx::getSignature(func);
       if (failed(signature))
         return nullptr;
@@ -235,7 +232,9 @@ int main(int argc, char **argv) {
       FailureOr<rt::CpuCode> code = ::fx::compileCpuCode(*copy, name, options);
       if (failed(code))
         return 1;
-      text += (emit == "asm" ? "# entry " : "; entry ") + name + "\n" + emitted;
+      if (!emitted.empty())
+        text +=
+            (emit == "asm" ? "# entry " : "; entry ") + name + "\n" + emitted;
       summary += llvm::formatv("CPU code for {0} ({1} KiB)", code->cpu,
                                (code->library.size() + 1023) / 1024);
       entry.cpu = std::move(*code);

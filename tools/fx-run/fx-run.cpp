@@ -269,9 +269,7 @@ int main(int argc, char **argv) {
 
   // Compile only the entry point and what it calls.
   auto compileStart = std::chrono::steady_clock::now();
-  for (auto other : llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-    if (other != func && SymbolTable::symbolKnownUseEmpty(other, *module))
-      other.erase();
+  fx::keepOnlyEntry(*module, func);
   if (failed(fx::specializeArguments(func, shapes)))
     return rt::kExitError;
   FailureOr<rt::FunctionSignature> signature = fx::getSignature(func);

@@ -2,9 +2,10 @@
 //-*-===//
 //
 // The compiler side of CPU execution: specializes an FX function to concrete
-// input shapes, lowers it with fx-cpu-pipeline and JIT-compiles it with LLVM
-// (MLIR's ExecutionEngine, ORC underneath). The result is called through the
-// MLIR-free runtime (fx/Runtime/CpuFunction.h).
+// input shapes, lowers it with fx-cpu-pipeline and compiles it with LLVM:
+// JIT (MLIR's ExecutionEngine, ORC underneath), or ahead of time into a
+// shared object for artifacts (compileCpuCode). The result is called through
+// the MLIR-free runtime (fx/Runtime/CpuFunction.h, CpuLibrary.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +37,10 @@ mlir::Type toElementType(mlir::MLIRContext *ctx, rt::DType dtype);
 /// The public function named `name`, or the only public function with a
 /// body when `name` is empty. Emits an error and returns null otherwise.
 mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
+
+/// Erases the functions of `module` other than `entry` that nothing calls,
+/// so that only the entry point and what it calls gets compiled.
+void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
 
 /// Gives the arguments of `func` the static `shapes` (one per argument) and
 /// refines the types of the whole function (fx-refine-shapes). Emits an
