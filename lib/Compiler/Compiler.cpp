@@ -175,10 +175,7 @@ struct Compiler::Impl {
     if (!func)
       return diagnostics.error("no entry point");
     std::string name = func.getName().str();
-    for (auto other :
-         llvm::make_early_inc_range(module->getOps<func::FuncOp>()))
-      if (other != func && SymbolTable::symbolKnownUseEmpty(other, *module))
-        other.erase();
+    keepOnlyEntry(*module, func);
     if (!options.argumentShapes.empty()) {
       if (options.argumentShapes.size() != func.getNumArguments())
         return rt::Status::error("argumentShapes has " +
@@ -224,6 +221,14 @@ struct Compiler::Impl {
     std::array<uint8_t, 32> digest = hash.final();
     stats.cacheKey = llvm::toHex(llvm::ArrayRef(digest.data(), 16), true);
 
+    // What the mode means for this target, also for cached code.
+    if (options.mode == CompileMode::ReduceOverhead)
+      stats.notes.push_back("reduce-overhead: compiled like default, which "
+                            "already replays a recorded command buffer with "
+                            "resident parameters");
+    if (options.mode == CompileMode::MaxAutotune && options.target == "cpu")
+      stats.notes.push_back("max-autotune: nothing to tune on the CPU yet; "
+                            "compiled like default");
     if (!options.cacheDir.empty()) {
       std::string path = cachePath(stats.cacheKey);
       if (llvm::sys::fs::exists(path)) {
@@ -248,13 +253,6 @@ struct Compiler::Impl {
         return s;
     }
 
-    if (options.mode == CompileMode::ReduceOverhead)
-      stats.notes.push_back("reduce-overhead: compiled like default, which "
-                            "already replays a recorded command buffer with "
-                            "resident parameters");
-    if (options.mode == CompileMode::MaxAutotune && options.target == "cpu")
-      stats.notes.push_back("max-autotune: nothing to tune on the CPU yet; "
-                            "compiled like default");
     rt::ArtifactEntry entry;
     entry.name = name;
     entry.signature = *signature;
