@@ -78,6 +78,7 @@ struct Compiler::Impl {
   explicit Impl(CompilerOptions options)
       : options(std::move(options)), context(makeRegistry()) {
     context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
   }
 
   static DialectRegistry makeRegistry() {

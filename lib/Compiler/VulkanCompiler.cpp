@@ -351,6 +351,8 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   ScheduleBuilder builder(module, program);
   if (failed(builder.build(func)))
     return failure();
+  if (options.reuseTemporaries)
+    vk::planTemporaryReuse(program);
   return program;
 }
 

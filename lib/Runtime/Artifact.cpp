@@ -303,6 +303,8 @@ public:
           buffer.kind == Buffer::Kind::Output)
         object.add("index", number(buffer.index));
       object.add("bytes", number(buffer.bytes));
+      if (buffer.arenaOffset)
+        object.add("arena_offset", number(*buffer.arenaOffset));
       if (!buffer.data.empty())
         object.add("data", blob(buffer.data.data(), buffer.data.size()));
       buffers.push_back(object.str());
@@ -338,7 +340,8 @@ public:
                   {"dispatches", lines(dispatches, inner)},
                   {"copies", lines(copies, inner)},
                   {"steps", lines(steps, inner)},
-                  {"required_features", lines(features, inner)}},
+                  {"required_features", lines(features, inner)},
+                  {"arena_bytes", number(program.arenaBytes)}},
                  indent);
   }
 
@@ -714,6 +717,17 @@ private:
             getUnsigned(value, "bytes", path, kArtifactMaxBytes, buffer.bytes);
         !s.isOk())
       return s;
+    if (value.find("arena_offset")) {
+      if (buffer.kind != Buffer::Kind::Temporary)
+        return error(join(path, "arena_offset"),
+                     "only temporary buffers live in the arena");
+      uint64_t offset;
+      if (Status s = getUnsigned(value, "arena_offset", path, kArtifactMaxBytes,
+                                 offset);
+          !s.isOk())
+        return s;
+      buffer.arenaOffset = offset;
+    }
     if (!value.find("data"))
       return Status::ok();
     if (buffer.kind != Buffer::Kind::Constant)
@@ -819,6 +833,10 @@ private:
         return s;
       program.requiredFeatures.push_back(feature.text);
     }
+    // Absent in artifacts written before temporaries shared an arena.
+    if (value.find("arena_bytes"))
+      return getUnsigned(value, "arena_bytes", path, kArtifactMaxBytes,
+                         program.arenaBytes);
     return Status::ok();
   }
 

@@ -240,6 +240,7 @@ Executor Model::executor() {
     executor.validationErrors = [state] {
       return state->context->validationErrors();
     };
+    executor.memoryUse = [state] { return state->vulkan->memoryUse(); };
     if (state->profiling)
       executor.lastProfile = [state] { return state->vulkan->lastProfile(); };
   }

@@ -283,6 +283,15 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
                "%.4f ms\n",
                options.prepareLabel.c_str(), options.prepareMs, options.bench,
                times[times.size() / 2], times.front(), times.back()));
+    if (executor.memoryUse) {
+      vk::Executable::MemoryUse memory = executor.memoryUse();
+      std::string line =
+          format("device memory: %.1f KiB", double(memory.totalBytes) / 1024);
+      if (memory.arenaBytes)
+        line += format(" (temporaries in a %.1f KiB arena)",
+                       double(memory.arenaBytes) / 1024);
+      out(line + "\n");
+    }
     if (!gpuTimes.empty()) {
       std::sort(gpuTimes.begin(), gpuTimes.end());
       out(format("gpu (%u runs): median %.1f us, min %.1f us, max %.1f us\n",

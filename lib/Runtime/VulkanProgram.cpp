@@ -8,6 +8,7 @@
 
 #include "fx/Runtime/VulkanProgram.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -61,6 +62,134 @@ std::string vk::describeBuffer(const Program &program, size_t index) {
   return name;
 }
 
+std::vector<std::optional<LiveRange>>
+vk::bufferLiveRanges(const Program &program) {
+  std::vector<std::optional<LiveRange>> ranges(program.buffers.size());
+  auto use = [&](uint32_t buffer, uint32_t step) {
+    if (buffer >= ranges.size())
+      return;
+    std::optional<LiveRange> &range = ranges[buffer];
+    if (!range)
+      range = LiveRange{step, step};
+    range->first = std::min(range->first, step);
+    range->last = std::max(range->last, step);
+  };
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (step.kind == Step::Kind::Dispatch) {
+      if (step.index < program.dispatches.size())
+        for (uint32_t b : program.dispatches[step.index].buffers)
+          use(b, s);
+    } else if (step.index < program.copies.size()) {
+      use(program.copies[step.index].source, s);
+      use(program.copies[step.index].target, s);
+    }
+  }
+  return ranges;
+}
+
+namespace {
+uint64_t alignArena(uint64_t bytes) {
+  return (bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
+}
+} // namespace
+
+ReusePlan vk::planTemporaryReuse(Program &program) {
+  std::vector<std::optional<LiveRange>> ranges = bufferLiveRanges(program);
+  std::vector<size_t> order;
+  for (size_t b = 0; b < program.buffers.size(); ++b) {
+    program.buffers[b].arenaOffset.reset();
+    if (program.buffers[b].kind == Buffer::Kind::Temporary && ranges[b])
+      order.push_back(b);
+  }
+  // Largest first; ties in program order, so plans are deterministic.
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    uint64_t sa = program.buffers[a].bytes, sb = program.buffers[b].bytes;
+    return sa != sb ? sa > sb : a < b;
+  });
+  ReusePlan plan;
+  std::vector<size_t> placed;
+  // The arena intervals of the placed temporaries live at the same time as
+  // the one being placed, by offset.
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  for (size_t b : order) {
+    Buffer &buffer = program.buffers[b];
+    uint64_t size = alignArena(std::max<uint64_t>(buffer.bytes, 1));
+    busy.clear();
+    for (size_t other : placed)
+      if (ranges[other]->overlaps(*ranges[b]))
+        busy.emplace_back(
+            *program.buffers[other].arenaOffset,
+            alignArena(std::max<uint64_t>(program.buffers[other].bytes, 1)));
+    std::sort(busy.begin(), busy.end());
+    uint64_t offset = 0;
+    for (auto [start, length] : busy) {
+      if (start >= offset + size)
+        break;
+      offset = std::max(offset, start + length);
+    }
+    buffer.arenaOffset = offset;
+    placed.push_back(b);
+    plan.separateBytes += size;
+    plan.arenaBytes = std::max(plan.arenaBytes, offset + size);
+  }
+  plan.temporaries = placed.size();
+  program.arenaBytes = plan.arenaBytes;
+  return plan;
+}
+
+namespace {
+/// The arena part of validateProgram.
+Status validateArena(const Program &p) {
+  auto fail = [](const std::string &message) {
+    return Status::error("invalid Vulkan program: " + message);
+  };
+  std::vector<size_t> members;
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    const Buffer &buffer = p.buffers[b];
+    if (!buffer.arenaOffset)
+      continue;
+    uint64_t offset = *buffer.arenaOffset;
+    if (buffer.kind != Buffer::Kind::Temporary)
+      return fail(describeBuffer(p, b) +
+                  " is in the temporary arena but is not a temporary");
+    if (offset % kArenaAlignment)
+      return fail(describeBuffer(p, b) + " is at arena offset " +
+                  std::to_string(offset) + ", not a multiple of " +
+                  std::to_string(kArenaAlignment));
+    if (offset > p.arenaBytes || buffer.bytes > p.arenaBytes - offset)
+      return fail(describeBuffer(p, b) + " (" + std::to_string(buffer.bytes) +
+                  " bytes at arena offset " + std::to_string(offset) +
+                  ") reaches past the arena's " + std::to_string(p.arenaBytes) +
+                  " bytes");
+    members.push_back(b);
+  }
+  // Sharing bytes is only allowed between buffers never live at once.
+  std::vector<std::optional<LiveRange>> ranges = bufferLiveRanges(p);
+  std::sort(members.begin(), members.end(), [&](size_t a, size_t b) {
+    return *p.buffers[a].arenaOffset < *p.buffers[b].arenaOffset;
+  });
+  for (size_t i = 0; i < members.size(); ++i) {
+    const Buffer &a = p.buffers[members[i]];
+    uint64_t end = *a.arenaOffset + a.bytes;
+    for (size_t j = i + 1; j < members.size(); ++j) {
+      const Buffer &b = p.buffers[members[j]];
+      if (*b.arenaOffset >= end)
+        break;
+      const std::optional<LiveRange> &ra = ranges[members[i]],
+                                     &rb = ranges[members[j]];
+      if (b.bytes && a.bytes && ra && rb && ra->overlaps(*rb))
+        return fail(describeBuffer(p, members[i]) + " and " +
+                    describeBuffer(p, members[j]) +
+                    " share arena bytes while both are live (steps " +
+                    std::to_string(std::max(ra->first, rb->first)) + " to " +
+                    std::to_string(std::min(ra->last, rb->last)) + ")");
+    }
+  }
+  return Status::ok();
+}
+} // namespace
+
 Status vk::validateProgram(const Program &p) {
   auto fail = [](const std::string &message) {
     return Status::error("invalid Vulkan program: " + message);
@@ -106,6 +235,8 @@ Status vk::validateProgram(const Program &p) {
                   std::to_string(buffer.data.size()) + " bytes of data for " +
                   std::to_string(buffer.bytes) + " bytes");
   }
+  if (Status s = validateArena(p); !s.isOk())
+    return s;
   for (size_t o = 0; o < outputBuffers.size(); ++o)
     if (outputBuffers[o] != 1)
       return fail("output " + std::to_string(o) + " has " +

@@ -94,6 +94,11 @@ static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Disable fusion (elementwise chains and row kernels)"),
              cl::init(false), cl::cat(category));
+static cl::opt<bool> noBufferReuse(
+    "no-buffer-reuse",
+    cl::desc("Give every Vulkan temporary memory of its own instead of "
+             "sharing an arena between temporaries never live at once"),
+    cl::init(false), cl::cat(category));
 static cl::opt<std::string> dumpSpirv(
     "dump-spirv",
     cl::desc("Also write each kernel's SPIR-V to DIR/<entry>-<n>-<kernel>.spv"),
@@ -163,6 +168,9 @@ int main(int argc, char **argv) {
   ::fx::registerCpuCompilerDependencies(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; a dump of the failing op in
+  // generic form would bury them.
+  ctx.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   std::string openError;
@@ -248,6 +256,7 @@ int main(int argc, char **argv) {
       options.target = vulkanTarget;
       options.workgroupSize = workgroupSize;
       options.rowWorkgroupSize = rowWorkgroupSize;
+      options.reuseTemporaries = !noBufferReuse;
       FailureOr<rt::vk::Program> program =
           ::fx::compileForVulkan(*copy, name, entry.signature, options);
       if (failed(program))
@@ -258,10 +267,18 @@ int main(int argc, char **argv) {
                 ::fx::writeSpirvFiles(*program, spirvDir, name + "-");
             !error.empty())
           return fail(error);
-      summary +=
-          llvm::formatv("{0}{1} kernels, {2} dispatches, {3} buffers",
-                        summary.empty() ? "" : "; ", program->kernels.size(),
-                        program->dispatches.size(), program->buffers.size());
+      uint64_t temporaryBytes = 0;
+      for (const rt::vk::Buffer &buffer : program->buffers)
+        if (buffer.kind == rt::vk::Buffer::Kind::Temporary)
+          temporaryBytes += buffer.bytes;
+      summary += llvm::formatv(
+          "{0}{1} kernels, {2} dispatches, {3} buffers, temporaries {4} KiB",
+          summary.empty() ? "" : "; ", program->kernels.size(),
+          program->dispatches.size(), program->buffers.size(),
+          (temporaryBytes + 1023) / 1024);
+      if (program->arenaBytes)
+        summary += llvm::formatv(" in a {0} KiB arena",
+                                 (program->arenaBytes + 1023) / 1024);
       entry.vulkan = std::move(*program);
     }
     if (verbose)

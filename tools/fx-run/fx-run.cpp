@@ -120,6 +120,11 @@ static cl::opt<bool>
              cl::desc("Disable fusion (batch-norm folding, elementwise "
                       "fusion and dispatch regions), to measure its gain"),
              cl::init(false), cl::cat(category));
+static cl::opt<bool> noBufferReuse(
+    "no-buffer-reuse",
+    cl::desc("Vulkan: give every temporary memory of its own instead of "
+             "sharing an arena between temporaries never live at once"),
+    cl::init(false), cl::cat(category));
 static cl::opt<bool> noDispatchRegions(
     "no-dispatch-regions",
     cl::desc("Keep elementwise fusion but do not form dispatch regions "
@@ -220,6 +225,9 @@ int main(int argc, char **argv) {
   fx::registerCpuCompilerDependencies(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics point at the user's source; a dump of the failing op in
+  // generic form would bury them.
+  ctx.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
@@ -339,6 +347,7 @@ int main(int argc, char **argv) {
     fx::VulkanCompileOptions options;
     options.fuseElementwise = !noFusion;
     options.target = fx::targetForDevice(vulkanContext->device());
+    options.reuseTemporaries = !noBufferReuse;
     FailureOr<rt::vk::Program> program =
         fx::compileForVulkan(*module, entryName, *signature, options);
     if (failed(program))
@@ -377,6 +386,7 @@ int main(int argc, char **argv) {
     executor.validationErrors = [&] {
       return vulkanContext->validationErrors();
     };
+    executor.memoryUse = [&] { return executable->memoryUse(); };
   }
 
   rt::RunOptions runOptions;

@@ -21,19 +21,6 @@ using namespace fx::rt::testing;
 
 namespace {
 
-/// A SPIR-V module that is just a header and one GLCompute OpEntryPoint
-/// named `entry` (enough for vk::validateProgram; no driver sees it).
-std::vector<uint32_t> fakeSpirv(const std::string &entry) {
-  std::vector<uint32_t> name((entry.size() + 4) / 4, 0);
-  std::memcpy(name.data(), entry.data(), entry.size());
-  std::vector<uint32_t> words = {vk::kSpirvMagic, 0x00010300, 0, 8, 0};
-  words.push_back(uint32_t(3 + name.size()) << 16 | 15); // OpEntryPoint
-  words.push_back(5);                                    // GLCompute
-  words.push_back(1);                                    // %main
-  words.insert(words.end(), name.begin(), name.end());
-  return words;
-}
-
 /// An entry that sets every field of the signature and the program.
 ArtifactEntry fullEntry() {
   ArtifactEntry entry;
@@ -47,12 +34,14 @@ ArtifactEntry fullEntry() {
   program.kernels = {{"k_add", "main_a", fakeSpirv("main_a"), 3, {64, 1, 1}},
                      {"k_mul", "main_b", fakeSpirv("main_b"), 2, {8, 4, 2}}};
   using Kind = vk::Buffer::Kind;
-  program.buffers = {{Kind::Input, 0, 24, {}},
-                     {Kind::Input, 1, 8, {}},
-                     {Kind::Output, 0, 24, {}},
-                     {Kind::Output, 1, 16, {}},
-                     {Kind::Temporary, 0, 32, {}},
-                     {Kind::Constant, 0, 12, {1, 2, 3, 4, 5, 6, 7, 8}}};
+  program.buffers = {
+      {Kind::Input, 0, 24, {}, std::nullopt},
+      {Kind::Input, 1, 8, {}, std::nullopt},
+      {Kind::Output, 0, 24, {}, std::nullopt},
+      {Kind::Output, 1, 16, {}, std::nullopt},
+      {Kind::Temporary, 0, 32, {}, 0},
+      {Kind::Constant, 0, 12, {1, 2, 3, 4, 5, 6, 7, 8}, std::nullopt}};
+  program.arenaBytes = 256;
   program.dispatches = {{0, {1, 2, 3}, {0, 1, 4}},
                         {1, {4, 1, 1}, {4, 2}},
                         {1, {1, 1, 1}, {5, 3}}};
@@ -94,7 +83,9 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.buffers[i].index, b.buffers[i].index);
     EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
     EXPECT_EQ(a.buffers[i].data, b.buffers[i].data);
+    EXPECT_EQ(a.buffers[i].arenaOffset, b.buffers[i].arenaOffset);
   }
+  EXPECT_EQ(a.arenaBytes, b.arenaBytes);
   ASSERT_EQ(a.dispatches.size(), b.dispatches.size());
   for (size_t i = 0; i < a.dispatches.size(); ++i) {
     EXPECT_EQ(a.dispatches[i].kernel, b.dispatches[i].kernel);
@@ -560,6 +551,41 @@ TEST_F(ArtifactTest, RejectsBadBuffers) {
                            "20}")),
             "entry 'forward': invalid Vulkan program: buffer 0 (input 0 'x') "
             "has 20 bytes, too few for f32[2, 3]");
+}
+
+TEST_F(ArtifactTest, RejectsBadArenaPlacements) {
+  EXPECT_EQ(error(replaced("\"kind\": \"constant\", \"bytes\": 12",
+                           "\"kind\": \"constant\", \"bytes\": 12, "
+                           "\"arena_offset\": 0")),
+            "manifest: entries[0].targets.vulkan.buffers[5].arena_offset: "
+            "only temporary buffers live in the arena");
+  EXPECT_EQ(error(replaced("\"arena_offset\": 0", "\"arena_offset\": 8")),
+            "entry 'forward': invalid Vulkan program: buffer 4 is at arena "
+            "offset 8, not a multiple of 256");
+  EXPECT_EQ(error(replaced("\"arena_bytes\": 256", "\"arena_bytes\": 16")),
+            "entry 'forward': invalid Vulkan program: buffer 4 (32 bytes at "
+            "arena offset 0) reaches past the arena's 16 bytes");
+  EXPECT_EQ(error(replaced("\"arena_offset\": 0", "\"arena_offset\": -1")),
+            "manifest: entries[0].targets.vulkan.buffers[4].arena_offset: "
+            "expected a non-negative integer, got -1");
+}
+
+TEST_F(ArtifactTest, ReadsArtifactsWithoutArena) {
+  // Artifacts written before temporaries shared an arena have neither
+  // member; their temporaries get memory of their own.
+  std::string text = manifest();
+  for (std::string member :
+       {", \"arena_offset\": 0", ",\n          \"arena_bytes\": 256"}) {
+    size_t at = text.find(member);
+    ASSERT_NE(at, std::string::npos) << member << " in\n" << text;
+    text.erase(at, member.size());
+  }
+  std::vector<uint8_t> bytes = withManifest(text);
+  Result<Artifact> artifact = parseArtifact(bytes.data(), bytes.size());
+  ASSERT_TRUE(artifact.isOk()) << artifact.message();
+  const vk::Program &program = *artifact.value().entries[0].vulkan;
+  EXPECT_EQ(program.arenaBytes, 0u);
+  EXPECT_FALSE(program.buffers[4].arenaOffset.has_value());
 }
 
 TEST_F(ArtifactTest, RejectsAbsurdShapes) {

@@ -9,13 +9,17 @@
 #ifndef FX_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
 #define FX_UNITTESTS_RUNTIME_RUNTIMETESTUTILS_H
 
+#include "fx/Runtime/VulkanProgram.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 /// Checks that string `text` contains `part`, printing both otherwise.
 #define EXPECT_CONTAINS(text, part)                                            \
@@ -23,6 +27,19 @@
       << "'" << (text) << "' lacks '" << (part) << "'"
 
 namespace fx::rt::testing {
+
+/// A SPIR-V module that is just a header and one GLCompute OpEntryPoint
+/// named `entry` (enough for vk::validateProgram; no driver sees it).
+inline std::vector<uint32_t> fakeSpirv(const std::string &entry) {
+  std::vector<uint32_t> name((entry.size() + 4) / 4, 0);
+  std::memcpy(name.data(), entry.data(), entry.size());
+  std::vector<uint32_t> words = {vk::kSpirvMagic, 0x00010300, 0, 8, 0};
+  words.push_back(uint32_t(3 + name.size()) << 16 | 15); // OpEntryPoint
+  words.push_back(5);                                    // GLCompute
+  words.push_back(1);                                    // %main
+  words.insert(words.end(), name.begin(), name.end());
+  return words;
+}
 
 /// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
 class TempDir {

@@ -31,6 +31,9 @@ struct VulkanCompileOptions {
   int64_t workgroupSize = 256;
   /// Most threads per workgroup of row kernels.
   int64_t rowWorkgroupSize = 512;
+  /// Plan the temporaries into one arena, sharing memory between those
+  /// never live at the same time (rt::vk::planTemporaryReuse).
+  bool reuseTemporaries = true;
 };
 
 /// The `target` option describing what `device` supports.

@@ -41,12 +41,17 @@
 //                 "workgroup_size": [x, y, z]}],
 //    "buffers": [{"kind": "input"|"output"|"temporary"|"constant",
 //                 "index" (input and output only), "bytes",
-//                 "data": BLOB (constant only, optional)}],
+//                 "data": BLOB (constant only, optional),
+//                 "arena_offset" (temporary only, optional)}],
 //    "dispatches": [{"kernel", "workgroups": [x, y, z], "buffers": [...]}],
 //    "copies": [{"source", "target", "source_offset", "target_offset",
 //                "bytes"}],
 //    "steps": [{"kind": "dispatch"|"copy", "index"}],
-//    "required_features": ["shaderInt64", ...]}
+//    "required_features": ["shaderInt64", ...],
+//    "arena_bytes" (optional; the buffer plan: temporaries with an
+//                   "arena_offset" share one block of this size, reusing
+//                   bytes between temporaries never live at the same time,
+//                   see planTemporaryReuse in fx/Runtime/VulkanProgram.h)}
 //
 // and a BLOB is {"offset": N, "size": M}: bytes [N, N + M) of the file.
 //

@@ -89,6 +89,8 @@ struct Executor {
   std::function<Result<std::vector<vk::StepTime>>()> lastProfile;
   /// Vulkan validation errors so far; null without Vulkan.
   std::function<uint64_t()> validationErrors;
+  /// Device memory held (Vulkan); null otherwise. Printed with the timings.
+  std::function<vk::Executable::MemoryUse()> memoryUse;
 };
 
 /// What to do around the run.

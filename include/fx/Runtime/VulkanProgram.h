@@ -17,6 +17,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,11 @@ struct Buffer {
   uint64_t bytes = 0;
   /// Contents of a Constant buffer (`bytes` long, zero-padded).
   std::vector<uint8_t> data;
+  /// Temporaries only: where the buffer lives in the program's temporary
+  /// arena (Program::arenaBytes), a multiple of kArenaAlignment. Temporaries
+  /// whose live ranges (bufferLiveRanges) do not overlap may share arena
+  /// bytes. Unset: the buffer has memory of its own.
+  std::optional<uint64_t> arenaOffset;
 };
 
 /// One vkCmdDispatch: kernel `kernel` with binding i bound to buffer
@@ -89,7 +95,49 @@ struct Program {
   /// ("shaderInt64", "shaderFloat64", "shaderInt16", "storageBuffer8BitAccess",
   /// ...): loading fails, naming the feature, on a device without one.
   std::vector<std::string> requiredFeatures;
+  /// Size of the arena holding the temporaries with an arenaOffset (0: none
+  /// do).
+  uint64_t arenaBytes = 0;
 };
+
+/// Arena offsets are multiples of this: Vulkan's largest allowed
+/// minStorageBufferOffsetAlignment. A device needing more for its buffers
+/// gets memory of their own for the temporaries instead.
+constexpr uint64_t kArenaAlignment = 256;
+
+/// The steps that use a buffer, first to last (inclusive).
+struct LiveRange {
+  uint32_t first = 0, last = 0;
+  bool overlaps(const LiveRange &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+
+/// Per buffer of `program`: the steps binding or copying it, or nullopt for
+/// a buffer no step uses. Steps naming missing dispatches, copies or buffers
+/// are skipped (validateProgram rejects those).
+std::vector<std::optional<LiveRange>> bufferLiveRanges(const Program &program);
+
+/// What planTemporaryReuse did.
+struct ReusePlan {
+  /// Temporaries placed in the arena.
+  size_t temporaries = 0;
+  /// Their total size, each rounded up to kArenaAlignment: the memory they
+  /// would take with memory of their own.
+  uint64_t separateBytes = 0;
+  /// The arena's size (Program::arenaBytes).
+  uint64_t arenaBytes = 0;
+};
+
+/// Places every temporary some step uses into one arena, reusing memory
+/// between temporaries whose live ranges do not overlap; replaces any
+/// earlier plan. Sound because the runtime orders consecutive steps with a
+/// global memory barrier and a temporary's contents never outlive a run:
+/// the steps of one live range end before the next range's first step
+/// writes. Greedy by size: largest first, each at the lowest aligned offset
+/// free of the live temporaries placed before it (as TFLite's and IREE's
+/// static planners do; optimal placement is NP-hard).
+ReusePlan planTemporaryReuse(Program &program);
 
 /// The SPIR-V magic number, the first word of every module.
 constexpr uint32_t kSpirvMagic = 0x07230203u;
@@ -99,8 +147,10 @@ constexpr uint32_t kSpirvMagic = 0x07230203u;
 /// name positions of the signature (each output exactly one buffer) and
 /// hold their tensors, constant data fits its buffer, dispatches name existing
 /// kernels and bind as many existing buffers as the kernel has bindings, copies
-/// stay inside their buffers and do not overlap themselves, and steps name
-/// existing dispatches and copies. Errors start with "invalid Vulkan program:
+/// stay inside their buffers and do not overlap themselves, steps name
+/// existing dispatches and copies, and arena temporaries are aligned, inside
+/// the arena and never share bytes while both are live. Errors start with
+/// "invalid Vulkan program:
 /// ". Executable::load and the artifact reader both run it, so a compiler bug
 /// or a damaged file is an error message instead of a device fault.
 Status validateProgram(const Program &program);

@@ -117,6 +117,16 @@ public:
 
   const FunctionSignature &signature() const;
 
+  /// Device memory the executable holds.
+  struct MemoryUse {
+    /// All of it: buffers, staging buffers and the temporary arena.
+    uint64_t totalBytes = 0;
+    /// The arena block holding the planned temporaries (0 when the program
+    /// has no arena plan or this device could not honour it).
+    uint64_t arenaBytes = 0;
+  };
+  MemoryUse memoryUse() const;
+
   /// Checks `inputs` against the signature (errors name the input),
   /// uploads them, replays the command buffer, waits, and returns the
   /// outputs.

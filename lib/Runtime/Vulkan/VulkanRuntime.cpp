@@ -2,7 +2,9 @@
 //
 // One Context is an instance, a logical device and its first compute queue.
 // An Executable owns everything one Program needs on that device: pipelines,
-// one VkBuffer per program buffer (placed in a few shared memory blocks),
+// one VkBuffer per program buffer (placed in a few shared memory blocks; the
+// temporaries at the offsets the compiler planned in one arena block, where
+// buffers never live at the same time share memory),
 // one descriptor set per dispatch, and one command buffer holding the whole
 // schedule, recorded at load time. A run only copies inputs in, submits that
 // command buffer and copies outputs out, so its host cost does not grow with
@@ -1079,6 +1081,7 @@ struct Executable::Impl {
   std::vector<VkPipeline> pipelines;
   /// The memory of `buffers` and `staging`, sub-allocated.
   std::vector<VkDeviceMemory> memoryBlocks;
+  Executable::MemoryUse memoryUse;
   /// One per program buffer.
   std::vector<DeviceBuffer> buffers;
   /// Transient buffers a timed-out submission may still use.
@@ -1444,6 +1447,8 @@ Status Executable::Impl::allocateBuffers() {
     uint32_t type = 0;
     VkDeviceSize offset = 0;
     size_t block = 0;
+    /// The program's arena offset, for temporaries planned into it.
+    std::optional<uint64_t> arenaOffset;
   };
   std::vector<Placement> placements;
   std::vector<VkMemoryRequirements> requirements;
@@ -1483,6 +1488,7 @@ Status Executable::Impl::allocateBuffers() {
                        describeBuffer(program, b));
         !s.isOk())
       return s;
+    placements.back().arenaOffset = buffer.arenaOffset;
     if (!useStaging || (buffer.kind != Buffer::Kind::Input &&
                         buffer.kind != Buffer::Kind::Output))
       continue;
@@ -1511,9 +1517,43 @@ Status Executable::Impl::allocateBuffers() {
     std::vector<size_t> members;
   };
   std::vector<Block> blocks;
+
+  // Temporaries planned into the arena share one block at their planned
+  // offsets, unless this device cannot honour the plan (a larger alignment,
+  // different memory types, an arena over the allocation limit): then they
+  // are placed like the other buffers, which is always correct.
+  Block arena{0};
+  bool useArena = program.arenaBytes > 0;
+  for (size_t i = 0; i < placements.size() && useArena; ++i) {
+    const Placement &placement = placements[i];
+    if (!placement.arenaOffset)
+      continue;
+    if (arena.members.empty())
+      arena.type = placement.type;
+    useArena = placement.type == arena.type &&
+               *placement.arenaOffset %
+                       std::max<VkDeviceSize>(
+                           {requirements[i].alignment, storageAlignment, 1}) ==
+                   0;
+    arena.size = std::max(arena.size, VkDeviceSize(*placement.arenaOffset +
+                                                   requirements[i].size));
+    arena.members.push_back(i);
+  }
+  useArena = useArena && !arena.members.empty() &&
+             arena.size <= ctx.probe.maxMemoryAllocationSize;
+  if (useArena) {
+    for (size_t i : arena.members) {
+      placements[i].block = 0;
+      placements[i].offset = *placements[i].arenaOffset;
+    }
+    blocks.push_back(arena);
+  }
+
   std::vector<size_t> openBlock(VK_MAX_MEMORY_TYPES, SIZE_MAX);
   for (size_t i = 0; i < placements.size(); ++i) {
     Placement &placement = placements[i];
+    if (useArena && placement.arenaOffset)
+      continue;
     const VkMemoryRequirements &req = requirements[i];
     VkDeviceSize alignment = std::max<VkDeviceSize>(
         {req.alignment, storageAlignment, VkDeviceSize(1)});
@@ -1539,7 +1579,10 @@ Status Executable::Impl::allocateBuffers() {
   for (size_t k = 0; k < blocks.size(); ++k) {
     const Block &block = blocks[k];
     std::string what = placements[block.members[0]].name;
-    if (block.members.size() > 1)
+    if (useArena && k == 0)
+      what = "the arena of " + std::to_string(block.members.size()) +
+             " temporaries";
+    else if (block.members.size() > 1)
       what += " and " + std::to_string(block.members.size() - 1) +
               " more buffers sharing its memory block";
     Result<VkDeviceMemory> memory =
@@ -1547,6 +1590,9 @@ Status Executable::Impl::allocateBuffers() {
     if (!memory.isOk())
       return memory.status();
     memoryBlocks[k] = memory.value();
+    memoryUse.totalBytes += block.size;
+    if (useArena && k == 0)
+      memoryUse.arenaBytes = block.size;
     void *mapped = nullptr;
     bool needsMapping = false;
     for (size_t i : block.members)
@@ -2075,6 +2121,8 @@ Status Executable::enableProfiling() {
   impl.profiledCommands = cb;
   return Status::ok();
 }
+
+Executable::MemoryUse Executable::memoryUse() const { return state->memoryUse; }
 
 Result<std::vector<StepTime>> Executable::lastProfile() const {
   Impl &impl = *state;

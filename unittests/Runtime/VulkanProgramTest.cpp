@@ -1,0 +1,234 @@
+//===- VulkanProgramTest.cpp - live ranges and the temporary arena --------===//
+//
+// planTemporaryReuse on hand-made schedules (exact offsets) and on random
+// ones, checked against a brute-force reading of the schedule rather than
+// against bufferLiveRanges; validateProgram's arena checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Runtime/VulkanProgram.h"
+
+#include "RuntimeTestUtils.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+using namespace fx::rt;
+using namespace fx::rt::vk;
+using namespace fx::rt::testing;
+
+namespace {
+
+/// A program over `buffers` whose kernels have 1 to 4 bindings.
+Program programWith(std::vector<Buffer> buffers) {
+  Program program;
+  program.signature.inputs = {{"x", DType::F32, {4}, false}};
+  program.signature.outputs = {{"y", DType::F32, {4}, false}};
+  for (uint32_t n = 1; n <= 4; ++n) {
+    std::string entry = "k" + std::to_string(n);
+    program.kernels.push_back({entry, entry, fakeSpirv(entry), n, {64, 1, 1}});
+  }
+  program.buffers = std::move(buffers);
+  return program;
+}
+
+Buffer temporary(uint64_t bytes) {
+  Buffer buffer;
+  buffer.bytes = bytes;
+  return buffer;
+}
+
+Buffer io(Buffer::Kind kind) {
+  Buffer buffer;
+  buffer.kind = kind;
+  buffer.bytes = 16;
+  return buffer;
+}
+
+void dispatch(Program &program, std::vector<uint32_t> buffers) {
+  program.dispatches.push_back(
+      {uint32_t(buffers.size() - 1), {1, 1, 1}, std::move(buffers)});
+  program.steps.push_back(
+      {Step::Kind::Dispatch, uint32_t(program.dispatches.size() - 1)});
+}
+
+void copy(Program &program, uint32_t source, uint32_t target, uint64_t bytes) {
+  program.copies.push_back({source, target, 0, 0, bytes});
+  program.steps.push_back(
+      {Step::Kind::Copy, uint32_t(program.copies.size() - 1)});
+}
+
+/// The steps using each buffer, read straight from the schedule.
+std::vector<std::set<size_t>> usesOf(const Program &program) {
+  std::vector<std::set<size_t>> uses(program.buffers.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (step.kind == Step::Kind::Dispatch) {
+      for (uint32_t b : program.dispatches[step.index].buffers)
+        uses[b].insert(s);
+    } else {
+      uses[program.copies[step.index].source].insert(s);
+      uses[program.copies[step.index].target].insert(s);
+    }
+  }
+  return uses;
+}
+
+TEST(VulkanProgramTest, LiveRangesSpanFirstToLastUse) {
+  Program program =
+      programWith({io(Buffer::Kind::Input), temporary(64), temporary(64),
+                   io(Buffer::Kind::Output), temporary(8)});
+  dispatch(program, {0, 1});
+  copy(program, 1, 2, 64);
+  dispatch(program, {0});
+  dispatch(program, {2, 3});
+  std::vector<std::optional<LiveRange>> ranges = bufferLiveRanges(program);
+  ASSERT_EQ(ranges.size(), 5u);
+  EXPECT_EQ(ranges[0]->first, 0u);
+  EXPECT_EQ(ranges[0]->last, 2u);
+  EXPECT_EQ(ranges[1]->first, 0u);
+  EXPECT_EQ(ranges[1]->last, 1u);
+  EXPECT_EQ(ranges[2]->first, 1u);
+  EXPECT_EQ(ranges[2]->last, 3u);
+  EXPECT_EQ(ranges[3]->first, 3u);
+  EXPECT_FALSE(ranges[4].has_value());
+}
+
+TEST(VulkanProgramTest, ChainNeedsTwoSlots) {
+  // x -> t1 -> t2 -> t3 -> t4 -> y: each temporary lives for two steps, so
+  // two slots hold all four.
+  Program program =
+      programWith({io(Buffer::Kind::Input), temporary(1000), temporary(1000),
+                   temporary(1000), temporary(1000), io(Buffer::Kind::Output)});
+  for (uint32_t b = 0; b < 5; ++b)
+    dispatch(program, {b, b + 1});
+  ReusePlan plan = planTemporaryReuse(program);
+  EXPECT_EQ(plan.temporaries, 4u);
+  EXPECT_EQ(plan.separateBytes, 4096u);
+  EXPECT_EQ(plan.arenaBytes, 2048u);
+  EXPECT_EQ(program.arenaBytes, 2048u);
+  EXPECT_EQ(program.buffers[1].arenaOffset, 0u);
+  EXPECT_EQ(program.buffers[2].arenaOffset, 1024u);
+  EXPECT_EQ(program.buffers[3].arenaOffset, 0u);
+  EXPECT_EQ(program.buffers[4].arenaOffset, 1024u);
+  EXPECT_FALSE(program.buffers[0].arenaOffset.has_value());
+  EXPECT_FALSE(program.buffers[5].arenaOffset.has_value());
+  EXPECT_TRUE(validateProgram(program).isOk())
+      << validateProgram(program).message();
+}
+
+TEST(VulkanProgramTest, LargestFirstAndUnusedTemporariesStayOut) {
+  // t1 (small) and t2 (large) live together; t3 is never used.
+  Program program =
+      programWith({io(Buffer::Kind::Input), temporary(4), temporary(4096),
+                   temporary(4), io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1, 2});
+  dispatch(program, {1, 2, 4});
+  ReusePlan plan = planTemporaryReuse(program);
+  EXPECT_EQ(plan.temporaries, 2u);
+  EXPECT_EQ(program.buffers[2].arenaOffset, 0u);
+  EXPECT_EQ(program.buffers[1].arenaOffset, 4096u);
+  EXPECT_FALSE(program.buffers[3].arenaOffset.has_value());
+  EXPECT_EQ(plan.arenaBytes, 4096u + kArenaAlignment);
+  // Planning again replaces the plan.
+  program.buffers[3].arenaOffset = 1u << 20;
+  EXPECT_EQ(planTemporaryReuse(program).arenaBytes, plan.arenaBytes);
+  EXPECT_FALSE(program.buffers[3].arenaOffset.has_value());
+}
+
+TEST(VulkanProgramTest, RandomSchedulesNeverShareLiveBytes) {
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    size_t temporaries = 1 + random() % 24;
+    std::vector<Buffer> buffers = {io(Buffer::Kind::Input),
+                                   io(Buffer::Kind::Output)};
+    for (size_t t = 0; t < temporaries; ++t)
+      buffers.push_back(temporary(4 * (1 + random() % 2000)));
+    Program program = programWith(buffers);
+    size_t steps = 1 + random() % 40;
+    for (size_t s = 0; s < steps; ++s) {
+      auto pick = [&] { return uint32_t(random() % program.buffers.size()); };
+      if (random() % 5 == 0) {
+        uint32_t a = pick(), b = pick();
+        if (a == b)
+          continue;
+        copy(program, a, b,
+             std::min(program.buffers[a].bytes, program.buffers[b].bytes));
+        continue;
+      }
+      std::vector<uint32_t> bound(1 + random() % 4);
+      for (uint32_t &b : bound)
+        b = pick();
+      dispatch(program, bound);
+    }
+    ReusePlan plan = planTemporaryReuse(program);
+    ASSERT_TRUE(validateProgram(program).isOk())
+        << validateProgram(program).message();
+    EXPECT_LE(plan.arenaBytes, plan.separateBytes);
+    std::vector<std::set<size_t>> uses = usesOf(program);
+    for (size_t a = 0; a < program.buffers.size(); ++a) {
+      const Buffer &ba = program.buffers[a];
+      bool planned = ba.kind == Buffer::Kind::Temporary && !uses[a].empty();
+      ASSERT_EQ(ba.arenaOffset.has_value(), planned) << "buffer " << a;
+      if (!planned)
+        continue;
+      EXPECT_EQ(*ba.arenaOffset % kArenaAlignment, 0u);
+      EXPECT_LE(*ba.arenaOffset + ba.bytes, program.arenaBytes);
+      for (size_t b = a + 1; b < program.buffers.size(); ++b) {
+        const Buffer &bb = program.buffers[b];
+        if (!bb.arenaOffset)
+          continue;
+        bool live = *uses[a].begin() <= *uses[b].rbegin() &&
+                    *uses[b].begin() <= *uses[a].rbegin();
+        bool shared = *ba.arenaOffset < *bb.arenaOffset + bb.bytes &&
+                      *bb.arenaOffset < *ba.arenaOffset + ba.bytes;
+        EXPECT_FALSE(live && shared)
+            << "trial " << trial << ": buffers " << a << " and " << b;
+      }
+    }
+  }
+}
+
+TEST(VulkanProgramTest, ValidationRejectsSharingWhileLive) {
+  Program program = programWith({io(Buffer::Kind::Input), temporary(64),
+                                 temporary(64), io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1});
+  dispatch(program, {1, 2});
+  dispatch(program, {2, 3});
+  planTemporaryReuse(program);
+  ASSERT_TRUE(validateProgram(program).isOk());
+  program.buffers[2].arenaOffset = 0;
+  EXPECT_EQ(validateProgram(program).message(),
+            "invalid Vulkan program: buffer 1 and buffer 2 share arena bytes "
+            "while both are live (steps 1 to 1)");
+  // Bytes shared by buffers never live together are fine.
+  Program apart = programWith(program.buffers);
+  dispatch(apart, {0, 1});
+  dispatch(apart, {0, 3});
+  dispatch(apart, {2, 3});
+  apart.arenaBytes = program.arenaBytes;
+  EXPECT_TRUE(validateProgram(apart).isOk())
+      << validateProgram(apart).message();
+}
+
+TEST(VulkanProgramTest, ValidationRejectsMisplacedArenaBuffers) {
+  Program program = programWith(
+      {io(Buffer::Kind::Input), temporary(64), io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1, 2});
+  planTemporaryReuse(program);
+  ASSERT_TRUE(validateProgram(program).isOk());
+  Program input = program;
+  input.buffers[0].arenaOffset = 0;
+  EXPECT_EQ(validateProgram(input).message(),
+            "invalid Vulkan program: buffer 0 (input 0 'x') is in the "
+            "temporary arena but is not a temporary");
+  Program past = program;
+  past.buffers[1].arenaOffset = 256;
+  EXPECT_EQ(validateProgram(past).message(),
+            "invalid Vulkan program: buffer 1 (64 bytes at arena offset 256) "
+            "reaches past the arena's 256 bytes");
+}
+
+} // namespace
