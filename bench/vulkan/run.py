@@ -151,10 +151,15 @@ def prepare(args):
                 f.write(fx_text(kind, shapes, dtype))
         start = time.time()
         cmd = [compile_bin, mlir, "--target=vulkan", f"--vulkan-target={args.target}",
-               "-o", os.path.join(args.dir, entry["artifact"])]
+               "-v", "-o", os.path.join(args.dir, entry["artifact"])]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             sys.exit(f"{name}: fx-compile failed:\n{proc.stderr}")
+        # The buffer plan: temporaries' total size and the arena they share.
+        m = re.search(r"temporaries (\d+) KiB(?: in a (\d+) KiB arena)?", proc.stderr)
+        if m:
+            entry["temporaries_kib"] = int(m.group(1))
+            entry["arena_kib"] = int(m.group(2) or 0)
         entry["compile_s"] = round(time.time() - start, 2)
         print(f"{name}: compiled in {entry['compile_s']} s", file=sys.stderr)
         manifest["workloads"].append(entry)
@@ -229,7 +234,9 @@ def measure(args):
             "--output", out_path, "--bench", str(args.runs), "--profile"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         row = {"name": name, "kind": kind, "dtype": dtype, "shapes": shapes,
-               "compile_s": w.get("compile_s")}
+               "compile_s": w.get("compile_s"),
+               "temporaries_kib": w.get("temporaries_kib"),
+               "arena_kib": w.get("arena_kib")}
         if proc.returncode != 0:
             row["error"] = (proc.stderr or proc.stdout).strip()[-2000:]
             print(row["error"], file=sys.stderr)
@@ -243,6 +250,8 @@ def measure(args):
         m = re.search(r"gpu \(\d+ runs\): median ([0-9.]+) us", text) or re.search(
             r"profile: \d+ steps, ([0-9.]+) us on the GPU", text)
         row["fx_gpu_ms"] = float(m.group(1)) / 1000 if m else None
+        m = re.search(r"device memory: ([0-9.]+) KiB", text)
+        row["device_kib"] = float(m.group(1)) if m else None
         m = re.search(r"profile: (\d+) steps", text)
         row["fx_steps"] = int(m.group(1)) if m else None
         # The profile's slowest steps: where the time goes.
@@ -357,6 +366,15 @@ def render(info):
                      f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | "
                      f"{rate(r.get('fx_gpu_ms'))} | {rate(r.get('compile_ms'))} | "
                      f"{fmt(r.get('rel_l2'), '.2e')} | {r.get('fx_steps', '-')} |")
+    memory = [r for r in info["rows"] if r.get("temporaries_kib")]
+    if memory:
+        lines += ["", "Device memory (MiB): the temporaries' total size, the arena they share "
+                  "under the buffer plan, and all the executable holds (fxrt-run --bench).", "",
+                  "| workload | temporaries | arena | device total |", "|---|---|---|---|"]
+        for r in memory:
+            mib = lambda kib: "-" if kib is None else f"{kib / 1024:.1f}"
+            lines.append(f"| {r['name']} | {mib(r['temporaries_kib'])} | "
+                         f"{mib(r.get('arena_kib'))} | {mib(r.get('device_kib'))} |")
     return "\n".join(lines) + "\n"
 
 
