@@ -77,6 +77,62 @@ func.func @softmax(%arg0: memref<4x16xf32>, %arg1: memref<4x16xf32>) {
 
 // -----
 
+// A 128-element row on 64 threads: two elements per thread, as straight-line
+// code. The first reduction loads both; the second reduction and the output
+// reuse them (the row is read from device memory once), and the output's
+// stores come after all its arithmetic.
+// CHECK-LABEL: func.func @softmax_resident
+// CHECK: %[[ROW:.*]] = memref.subview %arg0
+// CHECK: %[[X0:.*]] = memref.load %[[ROW]][%{{.*}}, %[[TX:[a-z0-9]+]]]
+// CHECK: %[[I1:.*]] = arith.addi %[[TX]], %c64
+// CHECK: %[[X1:.*]] = memref.load %[[ROW]][%{{.*}}, %[[I1]]]
+// CHECK-NOT: memref.load %[[ROW]]
+// CHECK: gpu.subgroup_reduce maxnumf
+// CHECK: arith.subf %[[X0]]
+// CHECK: arith.subf %[[X1]]
+// CHECK: gpu.subgroup_reduce add
+// CHECK: arith.subf %[[X0]]
+// CHECK: arith.divf
+// CHECK: arith.subf %[[X1]]
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK: memref.store
+// CHECK: gpu.terminator
+func.func @softmax_resident(%arg0: memref<4x128xf32>, %arg1: memref<4x128xf32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  scf.forall (%arg2) in (4) {
+    %subview = memref.subview %arg0[%arg2, 0] [1, 128] [1, 1] : memref<4x128xf32> to memref<1x128xf32, strided<[128, 1], offset: ?>>
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+    %alloc_1 = memref.alloc() {alignment = 64 : i64} : memref<1xf32>
+    linalg.fill ins(%cst_0 : f32) outs(%alloc_1 : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%subview : memref<1x128xf32, strided<[128, 1], offset: ?>>) outs(%alloc_1 : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.maximumf %in, %out : f32
+      linalg.yield %0 : f32
+    }
+    linalg.fill ins(%cst : f32) outs(%alloc : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%subview, %alloc_1 : memref<1x128xf32, strided<[128, 1], offset: ?>>, memref<1xf32>) outs(%alloc : memref<1xf32>) {
+    ^bb0(%in: f32, %in_3: f32, %out: f32):
+      %0 = arith.subf %in, %in_3 : f32
+      %1 = math.exp %0 : f32
+      %2 = arith.addf %1, %out : f32
+      linalg.yield %2 : f32
+    }
+    %subview_2 = memref.subview %arg1[%arg2, 0] [1, 128] [1, 1] : memref<4x128xf32> to memref<1x128xf32, strided<[128, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%subview, %alloc_1, %alloc : memref<1x128xf32, strided<[128, 1], offset: ?>>, memref<1xf32>, memref<1xf32>) outs(%subview_2 : memref<1x128xf32, strided<[128, 1], offset: ?>>) {
+    ^bb0(%in: f32, %in_3: f32, %in_4: f32, %out: f32):
+      %0 = arith.subf %in, %in_3 : f32
+      %1 = math.exp %0 : f32
+      %2 = arith.divf %1, %in_4 : f32
+      linalg.yield %2 : f32
+    }
+  } {fx.dispatch = 0 : i128, fx.row_kernel}
+  return
+}
+
+// -----
+
 // Reading device memory that other threads of the row wrote would need a
 // device-memory barrier.
 func.func @read_after_write(%x: memref<4x16xf32>, %y: memref<4x16xf32>, %out: memref<4xf32>) {

@@ -424,9 +424,14 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
     The workgroup has `workgroup-size` threads when the row kernel reads
     its row more than once (softmax, layer norm: measured fastest on an
     H200), half as many for a lone reduction, and fewer (a power of two, at
-    least 32) when the longest op of the row has fewer iterations. Strided
-    loops run four elements per trip, their loads issued before their
-    stores (several loads in flight per thread). An op
+    least 32) when the longest op of the row has fewer iterations. An op
+    whose iterations divide evenly among the threads, at most 32 per thread,
+    is emitted as straight-line code, and the elements it loads stay in
+    registers for the row's later ops that read them the same way (until the
+    row writes their buffer): softmax and layer norm read their row from
+    device memory once. Other ops run strided loops of four elements per
+    trip, their loads issued before their stores (several loads in flight
+    per thread). An op
     that reads device memory written earlier in the same row by other
     threads would need a device-memory barrier: that is an error (row
     kernels formed by fx-form-dispatch-regions have none). Only f32 and i32
