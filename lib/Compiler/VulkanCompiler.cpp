@@ -42,6 +42,12 @@ std::string targetForDevice(const rt::vk::DeviceInfo &device) {
   add(device.shaderFloat64, "Float64");
   add(device.storageBuffer8BitAccess, "StorageBuffer8BitAccess");
   add(device.storageBuffer16BitAccess, "StorageBuffer16BitAccess");
+  // The cooperative-matrix matmul kernel uses 16x16x16 f16 fragments with
+  // f32 accumulators on 32-lane subgroups.
+  add(device.subgroupSize == 32 &&
+          llvm::is_contained(device.cooperativeMatrixShapes,
+                             "16x16x16 f16->f32"),
+      "CooperativeMatrixKHR");
   return "caps=" + caps;
 }
 
@@ -82,6 +88,8 @@ const char *featureOf(spirv::Capability cap) {
     return "storageBuffer8BitAccess";
   case spirv::Capability::StorageBuffer16BitAccess:
     return "storageBuffer16BitAccess";
+  case spirv::Capability::CooperativeMatrixKHR:
+    return "cooperativeMatrix";
   default:
     return nullptr;
   }

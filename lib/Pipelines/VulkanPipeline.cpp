@@ -30,13 +30,26 @@ std::string fx::spirvTargetOptions(StringRef target) {
     caps = target.str();
   } else if (target == "vulkan13")
     caps = common;
-  else if (target == "lavapipe" || target == "nvidia-h200")
+  else if (target == "lavapipe")
     caps = std::string(common) + ",Float64";
+  else if (target == "nvidia-h200")
+    // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 with
+    // f32 accumulators, 32-lane subgroups).
+    caps = std::string(common) + ",Float64,CooperativeMatrixKHR";
   else
     return "";
-  return "ver=v1.3 caps=" + caps +
+  // SPV_KHR_cooperative_matrix needs SPIR-V 1.6 (Vulkan 1.3 devices).
+  bool coop = hasCooperativeMatrix(caps);
+  return std::string(coop ? "ver=v1.6" : "ver=v1.3") + " caps=" + caps +
          " exts=SPV_KHR_storage_buffer_storage_class,SPV_KHR_8bit_storage,"
-         "SPV_KHR_16bit_storage client_api=Vulkan";
+         "SPV_KHR_16bit_storage" +
+         (coop ? ",SPV_KHR_cooperative_matrix" : "") + " client_api=Vulkan";
+}
+
+bool fx::hasCooperativeMatrix(StringRef caps) {
+  SmallVector<StringRef> names;
+  caps.split(names, ',');
+  return llvm::is_contained(names, "CooperativeMatrixKHR");
 }
 
 LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
@@ -58,13 +71,17 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   // Tensors to buffers, with the CPU pipeline's calling convention. The
   // runtime owns every buffer, so no deallocation pipeline.
   pipeline += buildBufferizationStages();
-  pipeline += ",convert-bufferization-to-memref"
+  bool cooperativeMatrix =
+      StringRef(targetOptions).contains("SPV_KHR_cooperative_matrix");
+  pipeline += std::string(",convert-bufferization-to-memref"
               // Every linalg op (and memref.copy) becomes a gpu.launch over its
               // parallel loops.
               // Parallel loops go outermost first, so that reductions become
               // sequential loops inside one thread per output element; parallel
               // loops nested in kernels run sequentially too.
-              ",func.func(fx-map-matmuls-to-gpu,fx-map-row-kernels-to-gpu{"
+              ",func.func(fx-map-matmuls-to-gpu{cooperative-matrix=") +
+              (cooperativeMatrix ? "true" : "false") +
+              "},fx-map-row-kernels-to-gpu{"
               "workgroup-size=" +
               std::to_string(options.rowWorkgroupSize) +
               "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
@@ -74,10 +91,9 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
               // Kernels read the underlying buffers: views fold into indices.
               ",fold-memref-alias-ops,canonicalize,cse"
               ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
-              ",fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
               ",spirv-attach-target{" +
               targetOptions +
-              "}"
+              "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
               ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
               ",fx-guard-zero-trip-loops)"
               ",convert-gpu-to-spirv"

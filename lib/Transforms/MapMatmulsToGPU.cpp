@@ -498,10 +498,155 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   gpu::TerminatorOp::create(body, loc);
 }
 
+/// Cooperative-matrix tiles: fragments are 16x16x16; each subgroup
+/// accumulates kFragsM x kFragsN fragments, the workgroup's subgroups are
+/// kSubgroupsM x kSubgroupsN.
+constexpr int64_t kFrag = 16, kFragsM = 2, kFragsN = 2, kSubgroupsM = 2,
+                  kSubgroupsN = 2, kSubgroupSize = 32;
+constexpr int64_t kCoopTileM = kFrag * kFragsM * kSubgroupsM,
+                  kCoopTileN = kFrag * kFragsN * kSubgroupsN;
+
+/// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
+/// says why not.
+bool isCooperativeMatmul(linalg::LinalgOp op, std::string &why) {
+  auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
+  if (!matmul || matmul.hasUserDefinedMaps()) {
+    why = "not a plain linalg.matmul";
+    return false;
+  }
+  auto type = [&](Value v) { return dyn_cast<MemRefType>(v.getType()); };
+  MemRefType a = type(op.getDpsInputs()[0]), b = type(op.getDpsInputs()[1]),
+             c = type(op.getDpsInits()[0]);
+  if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() ||
+      !c.hasStaticShape()) {
+    why = "not static buffers";
+    return false;
+  }
+  if (!a.getElementType().isF16() || !b.getElementType().isF16() ||
+      !c.getElementType().isF32()) {
+    why = "not f16 x f16 into f32";
+    return false;
+  }
+  if (!a.getLayout().isIdentity() || !b.getLayout().isIdentity() ||
+      !c.getLayout().isIdentity()) {
+    why = "not row-major contiguous buffers";
+    return false;
+  }
+  int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+  if (m % kCoopTileM || n % kCoopTileN || k % kFrag) {
+    why = "M and N must be multiples of 64 and K of 16";
+    return false;
+  }
+  return true;
+}
+
+/// One workgroup per 64x64 output tile; see the pass description.
+void buildCooperativeMatmul(linalg::LinalgOp op) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1],
+        c = op.getDpsInits()[0];
+  auto cType = cast<MemRefType>(c.getType());
+  int64_t m = cType.getDimSize(0), n = cType.getDimSize(1),
+          k = cast<MemRefType>(a.getType()).getDimSize(1);
+  auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  Value c1 = cst(b, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cst(b, n / kCoopTileN), cst(b, m / kCoopTileM), c1,
+      cst(b, kSubgroupSize * kSubgroupsM * kSubgroupsN), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  // Subgroup s of the workgroup (lanes 32s..32s+31) owns block
+  // (s / kSubgroupsN, s % kSubgroupsN) of the tile.
+  Value subgroup = arith::DivUIOp::create(body, loc, launch.getThreadIds().x,
+                                          cst(body, kSubgroupSize));
+  Value sgRow = arith::DivUIOp::create(body, loc, subgroup,
+                                       cst(body, kSubgroupsN));
+  Value sgCol = arith::RemUIOp::create(body, loc, subgroup,
+                                       cst(body, kSubgroupsN));
+  auto origin = [&](Value block, int64_t tile, Value sg, int64_t frags) {
+    return arith::AddIOp::create(
+        body, loc, arith::MulIOp::create(body, loc, block, cst(body, tile)),
+        arith::MulIOp::create(body, loc, sg, cst(body, frags * kFrag)));
+  };
+  Value row0 = origin(launch.getBlockIds().y, kCoopTileM, sgRow, kFragsM);
+  Value col0 = origin(launch.getBlockIds().x, kCoopTileN, sgCol, kFragsN);
+  MLIRContext *ctx = op.getContext();
+  Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
+  auto aType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "AOp");
+  auto bType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "BOp");
+  auto accType = gpu::MMAMatrixType::get({kFrag, kFrag}, f32, "COp");
+  auto rowOf = [&](OpBuilder &ob, Value base, int64_t i) -> Value {
+    return i == 0 ? base
+                  : arith::AddIOp::create(ob, loc, base, cst(ob, i * kFrag))
+                        .getResult();
+  };
+  // The accumulators start from the output, as linalg accumulates into
+  // its init.
+  SmallVector<Value> init;
+  for (int64_t i = 0; i < kFragsM; ++i)
+    for (int64_t j = 0; j < kFragsN; ++j)
+      init.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+          body, loc, accType, c,
+          ValueRange{rowOf(body, row0, i), rowOf(body, col0, j)},
+          body.getIndexAttr(n), /*transpose=*/UnitAttr()));
+  auto loop = scf::ForOp::create(body, loc, cst(body, 0), cst(body, k),
+                                 cst(body, kFrag), init);
+  {
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    Value kk = loop.getInductionVar();
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t i = 0; i < kFragsM; ++i)
+      aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+          lb, loc, aType, a, ValueRange{rowOf(lb, row0, i), kk},
+          lb.getIndexAttr(k), UnitAttr()));
+    for (int64_t j = 0; j < kFragsN; ++j)
+      bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+          lb, loc, bType, bm, ValueRange{kk, rowOf(lb, col0, j)},
+          lb.getIndexAttr(n), UnitAttr()));
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < kFragsM; ++i)
+      for (int64_t j = 0; j < kFragsN; ++j)
+        next.push_back(gpu::SubgroupMmaComputeOp::create(
+            lb, loc, accType, aFrags[i], bFrags[j],
+            loop.getRegionIterArgs()[i * kFragsN + j], UnitAttr(),
+            UnitAttr()));
+    scf::YieldOp::create(lb, loc, next);
+  }
+  for (int64_t i = 0; i < kFragsM; ++i)
+    for (int64_t j = 0; j < kFragsN; ++j)
+      gpu::SubgroupMmaStoreMatrixOp::create(
+          body, loc, loop.getResult(i * kFragsN + j), c,
+          ValueRange{rowOf(body, row0, i), rowOf(body, col0, j)},
+          body.getIndexAttr(n), UnitAttr());
+  gpu::TerminatorOp::create(body, loc);
+  op->erase();
+}
+
 struct MapMatmulsToGPUPass
     : public fx::impl::FXMapMatmulsToGPUBase<MapMatmulsToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
+    if (cooperativeMatrix) {
+      SmallVector<linalg::LinalgOp> coop;
+      getOperation().walk([&](linalg::LinalgOp op) {
+        std::string why;
+        if (op->getParentOfType<gpu::LaunchOp>() ||
+            !linalg::isaContractionOpInterface(op))
+          return;
+        if (isCooperativeMatmul(op, why))
+          coop.push_back(op);
+        else if (report)
+          op->emitRemark("not mapped onto cooperative matrices: ") << why;
+      });
+      for (linalg::LinalgOp op : coop) {
+        if (report)
+          op->emitRemark("cooperative-matrix matmul: 16x16x16 f16 fragments, "
+                         "64x64 tiles of 4 subgroups");
+        buildCooperativeMatmul(op);
+      }
+    }
     std::vector<std::pair<linalg::LinalgOp, GemmView>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())

@@ -395,7 +395,46 @@ struct SetSPIRVEntryPointABIPass
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
-      signalPassFailure();
+      return signalPassFailure();
+    // SPIR-V 1.4+ entry points list every global variable they use, and
+    // spirv-update-vce later lowers a module's version to what its ops
+    // need; a module without cooperative-matrix ops (the only ones needing
+    // 1.6 here) would end up 1.0 with a 1.4-style interface. So those
+    // modules target SPIR-V 1.3 from the start.
+    getOperation().walk([&](gpu::GPUModuleOp module) {
+      ArrayAttr targets = module.getTargetsAttr();
+      if (!targets)
+        return;
+      bool usesMma = false;
+      module.walk([&](Operation *op) {
+        usesMma |= isa<gpu::SubgroupMmaComputeOp, gpu::SubgroupMmaLoadMatrixOp,
+                       gpu::SubgroupMmaStoreMatrixOp>(op);
+      });
+      if (usesMma)
+        return;
+      SmallVector<Attribute> lowered;
+      for (Attribute target : targets) {
+        auto env = dyn_cast<spirv::TargetEnvAttr>(target);
+        if (!env || env.getVersion() <= spirv::Version::V_1_3) {
+          lowered.push_back(target);
+          continue;
+        }
+        SmallVector<spirv::Capability> caps;
+        for (spirv::Capability cap : env.getCapabilities())
+          if (cap != spirv::Capability::CooperativeMatrixKHR)
+            caps.push_back(cap);
+        SmallVector<spirv::Extension> exts;
+        for (spirv::Extension ext : env.getExtensions())
+          if (ext != spirv::Extension::SPV_KHR_cooperative_matrix)
+            exts.push_back(ext);
+        auto vce = spirv::VerCapExtAttr::get(spirv::Version::V_1_3, caps, exts,
+                                             &getContext());
+        lowered.push_back(spirv::TargetEnvAttr::get(
+            vce, env.getResourceLimits(), env.getClientAPI(), env.getVendorID(),
+            env.getDeviceType(), env.getDeviceID()));
+      }
+      module.setTargetsAttr(ArrayAttr::get(&getContext(), lowered));
+    });
   }
 };
 

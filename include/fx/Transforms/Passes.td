@@ -339,7 +339,12 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
     `convert-gpu-to-spirv` needs `spirv.entry_point_abi` on every kernel;
     this pass derives it from the `known_block_size` that
     `gpu-kernel-outlining` records from constant launch sizes. A kernel
-    without a known block size is an error.
+    without a known block size is an error. Runs after
+    `spirv-attach-target`: GPU modules without cooperative-matrix ops have
+    a SPIR-V 1.4+ target lowered to 1.3 (without the cooperative-matrix
+    capability and extension), since `spirv-update-vce` gives them the
+    version their ops need and their entry points must then list only
+    input and output variables.
   }];
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
@@ -385,11 +390,23 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     convolution), reductions shorter than 8. With `report`, every
     contraction and convolution gets a remark: its GEMM sizes and tile, or
     why it was not mapped.
+
+    With `cooperative-matrix` (targets with SPV_KHR_cooperative_matrix), a
+    `linalg.matmul` of f16 operands into an f32 output, row-major and with
+    M and N multiples of 64 and K of 16, uses the tensor cores instead:
+    `gpu.subgroup_mma_*` ops (lowered to `spirv.KHR.CooperativeMatrix*`) on
+    16x16x16 fragments, 4 subgroups of 32 lanes per workgroup, each
+    accumulating a 32x32 block of the workgroup's 64x64 tile in f32
+    fragments loaded from and stored to the output.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
            "Remark on every contraction and convolution: its tiling or why "
            "it stays a one-thread-per-output kernel">,
+    Option<"cooperativeMatrix", "cooperative-matrix", "bool",
+           /*default=*/"false",
+           "Map f16 matmuls with f32 accumulation onto cooperative-matrix "
+           "(tensor core) fragments">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",

@@ -65,6 +65,14 @@ typedef VkResult(
     VkCooperativeMatrixPropertiesKHR *pProperties);
 #define VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR                    \
   ((VkStructureType)1000506001)
+typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 cooperativeMatrix;
+  VkBool32 cooperativeMatrixRobustBufferAccess;
+} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
+#define VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR      \
+  ((VkStructureType)1000506000)
 #endif
 
 namespace fx::rt::vk::detail {

@@ -87,6 +87,7 @@ constexpr const char *kDeviceFeatures[] = {
     "uniformAndStorageBuffer8BitAccess",
     "storageBuffer16BitAccess",
     "uniformAndStorageBuffer16BitAccess",
+    "cooperativeMatrix",
 };
 
 std::optional<std::string> getEnv(const char *name) {
@@ -201,6 +202,8 @@ struct FeatureSet {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features float16Int8 = {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  VkPhysicalDeviceCooperativeMatrixFeaturesKHR coopMatrix = {
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
 
   /// The flag of feature `name`, or null if the runtime does not know it.
   VkBool32 *find(std::string_view name) {
@@ -222,6 +225,8 @@ struct FeatureSet {
       return &storage16.storageBuffer16BitAccess;
     if (name == "uniformAndStorageBuffer16BitAccess")
       return &storage16.uniformAndStorageBuffer16BitAccess;
+    if (name == "cooperativeMatrix")
+      return &coopMatrix.cooperativeMatrix;
     return nullptr;
   }
 };
@@ -306,11 +311,15 @@ DeviceProbe probeDevice(const InstanceFunctions &fn, VkPhysicalDevice handle,
       features.float16Int8.pNext = chain;
       chain = &features.float16Int8;
     }
+    if (probe.hasExtension("VK_KHR_cooperative_matrix")) {
+      features.coopMatrix.pNext = chain;
+      chain = &features.coopMatrix;
+    }
     features2.pNext = chain;
     fn.vkGetPhysicalDeviceFeatures2(handle, &features2);
     features.core = features2.features;
     features.storage16.pNext = features.storage8.pNext =
-        features.float16Int8.pNext = nullptr;
+        features.float16Int8.pNext = features.coopMatrix.pNext = nullptr;
   } else {
     fn.vkGetPhysicalDeviceFeatures(handle, &features.core);
   }
@@ -781,6 +790,15 @@ Status Context::Impl::createDevice() {
     chain = &enabled.float16Int8;
     if (api < VK_API_VERSION_1_2)
       extensions.push_back("VK_KHR_shader_float16_int8");
+  }
+  // Cooperative matrices (tensor cores) need their extension; only
+  // kernels compiled for them use it.
+  if (probe.hasExtension("VK_KHR_cooperative_matrix") &&
+      enabled.coopMatrix.cooperativeMatrix) {
+    enabled.coopMatrix.cooperativeMatrixRobustBufferAccess = VK_FALSE;
+    enabled.coopMatrix.pNext = chain;
+    chain = &enabled.coopMatrix;
+    extensions.push_back("VK_KHR_cooperative_matrix");
   }
   // A portability-subset device must have the extension enabled.
   if (probe.hasExtension("VK_KHR_portability_subset"))
