@@ -73,31 +73,33 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   pipeline += buildBufferizationStages();
   bool cooperativeMatrix =
       StringRef(targetOptions).contains("SPV_KHR_cooperative_matrix");
-  pipeline += std::string(",convert-bufferization-to-memref"
-              // Every linalg op (and memref.copy) becomes a gpu.launch over its
-              // parallel loops.
-              // Parallel loops go outermost first, so that reductions become
-              // sequential loops inside one thread per output element; parallel
-              // loops nested in kernels run sequentially too.
-              ",func.func(fx-map-matmuls-to-gpu{cooperative-matrix=") +
-              (cooperativeMatrix ? "true" : "false") +
-              "},fx-map-row-kernels-to-gpu{"
-              "workgroup-size=" +
-              std::to_string(options.rowWorkgroupSize) +
-              "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
-              "fx-map-parallel-loops-to-gpu{workgroup-size=" +
-              std::to_string(options.workgroupSize) +
-              "},scf-parallel-for-to-nested-fors)"
-              // Kernels read the underlying buffers: views fold into indices.
-              ",fold-memref-alias-ops,canonicalize,cse"
-              ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
-              ",spirv-attach-target{" +
-              targetOptions +
-              "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
-              ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
-              ",fx-guard-zero-trip-loops)"
-              ",convert-gpu-to-spirv"
-              ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+  pipeline +=
+      std::string(
+          ",convert-bufferization-to-memref"
+          // Every linalg op (and memref.copy) becomes a gpu.launch over its
+          // parallel loops.
+          // Parallel loops go outermost first, so that reductions become
+          // sequential loops inside one thread per output element; parallel
+          // loops nested in kernels run sequentially too.
+          ",func.func(fx-map-matmuls-to-gpu{cooperative-matrix=") +
+      (cooperativeMatrix ? "true" : "false") +
+      "},fx-map-row-kernels-to-gpu{"
+      "workgroup-size=" +
+      std::to_string(options.rowWorkgroupSize) +
+      "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
+      "fx-map-parallel-loops-to-gpu{workgroup-size=" +
+      std::to_string(options.workgroupSize) +
+      "},scf-parallel-for-to-nested-fors)"
+      // Kernels read the underlying buffers: views fold into indices.
+      ",fold-memref-alias-ops,canonicalize,cse"
+      ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
+      ",spirv-attach-target{" +
+      targetOptions +
+      "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
+      ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
+      ",fx-guard-zero-trip-loops)"
+      ",convert-gpu-to-spirv"
+      ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
   // parsePassPipeline reports what it rejects (a bad capability name in
   // target=caps=...) on stderr.
   return parsePassPipeline(pipeline, pm);

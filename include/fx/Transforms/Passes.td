@@ -395,9 +395,10 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     `linalg.matmul` of f16 operands into an f32 output, row-major and with
     M and N multiples of 64 and K of 16, uses the tensor cores instead:
     `gpu.subgroup_mma_*` ops (lowered to `spirv.KHR.CooperativeMatrix*`) on
-    16x16x16 fragments, 4 subgroups of 32 lanes per workgroup, each
-    accumulating a 32x32 block of the workgroup's 64x64 tile in f32
-    fragments loaded from and stored to the output.
+    16x16x16 fragments: a workgroup of one 32-lane subgroup per 64x64
+    output tile, accumulating its 4x4 f32 fragments (loaded from and stored
+    to the output) over k in steps of 16, its A and B fragments loaded from
+    device memory (no workgroup-memory staging yet).
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
