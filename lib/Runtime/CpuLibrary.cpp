@@ -161,7 +161,10 @@ Status checkCpuCode(const CpuCode &code) {
   return Status::ok();
 }
 
-CpuLibrary::~CpuLibrary() { dlclose(handle); }
+CpuLibrary::~CpuLibrary() {
+  dlclose(handle);
+  close(fd);
+}
 
 Result<std::unique_ptr<CpuLibrary>>
 CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
@@ -186,34 +189,40 @@ CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
     }
     written += size_t(n);
   }
+  // The path names the file for dlopen, which returns an already loaded
+  // library of the same path instead of loading: the fd stays open (and
+  // its number taken) while the library is loaded, or the next model's
+  // memfd would get this number and run this model's code.
   std::string path = "/proc/self/fd/" + std::to_string(fd);
   void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  close(fd); // The mapping keeps the contents alive.
-  if (!handle)
-    return Status::error("cannot load the CPU code: " + dlerrorText());
+  if (!handle) {
+    std::string error = dlerrorText();
+    close(fd);
+    return Status::error("cannot load the CPU code: " + error);
+  }
+  auto fail = [&](const std::string &message) {
+    dlclose(handle);
+    close(fd);
+    return Status::error(message);
+  };
   for (const std::string &name : code.imports) {
     const Import *import = nullptr;
     for (const Import &candidate : kImports)
       if (name == candidate.name)
         import = &candidate;
     void *slot = dlsym(handle, (kCpuImportPrefix + name).c_str());
-    if (!import || !slot) {
-      dlclose(handle);
-      return Status::error(
+    if (!import || !slot)
+      return fail(
           "the CPU code imports '" + name + "', which " +
           (import ? "it does not declare" : "this runtime does not provide"));
-    }
     *static_cast<void **>(slot) = import->address;
   }
   void *entry = dlsym(handle, code.symbol.c_str());
-  if (!entry) {
-    dlclose(handle);
-    return Status::error("the CPU code has no entry point '" + code.symbol +
-                         "'");
-  }
+  if (!entry)
+    return fail("the CPU code has no entry point '" + code.symbol + "'");
   auto function = reinterpret_cast<PackedFunction>(entry);
   return std::unique_ptr<CpuLibrary>(
-      new CpuLibrary(handle, CpuFunction(function, std::move(signature))));
+      new CpuLibrary(handle, fd, CpuFunction(function, std::move(signature))));
 }
 
 } // namespace fx::rt

@@ -123,6 +123,30 @@ TEST_P(CompilerTest, CompilesAndRunsOnWrappedMemory) {
   EXPECT_EQ(values(returned.value()[0]), (std::vector<float>{10, 25, 12, 20}));
 }
 
+TEST_P(CompilerTest, ModelsLoadedTogetherRunTheirOwnCode) {
+  // Two models with the same entry name alive at once, the first loaded
+  // before the second was compiled: each must run its own code. (The CPU
+  // loader once closed the memfd it dlopen'ed; the next model's memfd got
+  // the same /proc/self/fd path and dlopen returned the first library.)
+  const char *add = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %y = fx.add %x, %x : (tensor<4xf32>, tensor<4xf32>) "
+                    "-> tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n";
+  const char *mul = "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                    "  %y = fx.mul %x, %x : (tensor<4xf32>, tensor<4xf32>) "
+                    "-> tensor<4xf32>\n  return %y : tensor<4xf32>\n}\n";
+  Compiler compiler(options());
+  auto doubled = compiler.compileString(add);
+  ASSERT_TRUE(doubled.isOk()) << doubled.message();
+  auto squared = compiler.compileString(mul);
+  ASSERT_TRUE(squared.isOk()) << squared.message();
+  Tensor x = tensor(DType::F32, {4}, {1, 2, 3, 4});
+  auto a = doubled.value()->run({x});
+  auto b = squared.value()->run({x});
+  ASSERT_TRUE(a.isOk() && b.isOk());
+  EXPECT_EQ(values(a.value()[0]), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(values(b.value()[0]), (std::vector<float>{1, 4, 9, 16}));
+}
+
 TEST_P(CompilerTest, RebindingAParameterChangesTheResult) {
   // Parameters stay resident between runs (on Vulkan, on the device); a new
   // tensor for one is picked up by the next run.

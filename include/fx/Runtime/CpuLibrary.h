@@ -88,8 +88,13 @@ public:
   const CpuFunction &function() const { return fn; }
 
 private:
-  CpuLibrary(void *handle, CpuFunction fn) : handle(handle), fn(fn) {}
+  CpuLibrary(void *handle, int fd, CpuFunction fn)
+      : handle(handle), fd(fd), fn(fn) {}
   void *handle;
+  /// The memfd the code was loaded from, open as long as the library is
+  /// loaded: dlopen finds an already loaded library by its path, so
+  /// another library's /proc/self/fd/N must not name it.
+  int fd;
   CpuFunction fn;
 };
 
