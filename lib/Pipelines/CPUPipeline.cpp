@@ -29,7 +29,9 @@ std::string fx::buildFusionStages(const CPUPipelineOptions &options) {
 }
 
 std::string fx::buildBufferizationStages() {
-  return ",one-shot-bufferize{bufferize-function-boundaries "
+  // Inputs and parameters are the caller's: never written in place.
+  return ",fx-mark-inputs-read-only"
+         ",one-shot-bufferize{bufferize-function-boundaries "
          "function-boundary-type-conversion=identity-layout-map}"
          // Tiled loops carry their output buffer and copy each tile onto
          // itself; CSE + canonicalization fold both, so the result is the

@@ -36,6 +36,19 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXMarkInputsReadOnly : Pass<"fx-mark-inputs-read-only", "ModuleOp"> {
+  let summary = "Mark the tensor arguments of public functions read-only "
+                "for bufferization";
+  let description = [{
+    Sets `bufferization.writable = false` on every tensor argument of every
+    public `func.func` with a body, before `one-shot-bufferize`: an op that
+    would update an argument in place writes a copy instead. Arguments are
+    the caller's inputs (wrapped user memory) and the model's parameters
+    (resident on the device between runs), which a run must never change.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def FXOutlineForall : Pass<"fx-outline-forall", "ModuleOp"> {
   let summary = "Outline the bodies of scf.forall loops on buffers";
   let description = [{
