@@ -16,6 +16,7 @@
 #include "Json.h"
 
 #include <cstring>
+#include <map>
 #include <set>
 #include <sys/mman.h>
 
@@ -182,8 +183,27 @@ Status checkEntry(const ArtifactEntry &entry) {
   return vk::validateProgram(program);
 }
 
+/// Whether `a` and `b` (entries of one name) are shapes of one entry point:
+/// the same inputs and outputs but for the shapes (of the same ranks) of
+/// inputs that are not parameters and of outputs.
+bool shapeVariants(const FunctionSignature &a, const FunctionSignature &b) {
+  auto same = [](const std::vector<TensorSpec> &x,
+                 const std::vector<TensorSpec> &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
+          x[i].parameter != y[i].parameter ||
+          x[i].shape.size() != y[i].shape.size() ||
+          (x[i].parameter && x[i].shape != y[i].shape))
+        return false;
+    return true;
+  };
+  return same(a.inputs, b.inputs) && same(a.outputs, b.outputs);
+}
+
 Status checkEntries(const std::vector<ArtifactEntry> &entries) {
-  std::set<std::string> names;
+  std::map<std::string, std::vector<size_t>> byName;
   for (size_t e = 0; e < entries.size(); ++e) {
     const ArtifactEntry &entry = entries[e];
     if (Status s =
@@ -195,8 +215,21 @@ Status checkEntries(const std::vector<ArtifactEntry> &entries) {
           "entry " +
           (entry.name.empty() ? std::to_string(e) : "'" + entry.name + "'") +
           ": " + s.message());
-    if (!names.insert(entry.name).second)
-      return Status::error("two entries are named '" + entry.name + "'");
+    // Entries of one name are the shapes fx-compile --dynamic-sizes made.
+    for (size_t other : byName[entry.name]) {
+      const FunctionSignature &sig = entries[other].signature;
+      if (!shapeVariants(sig, entry.signature))
+        return Status::error("entries named '" + entry.name +
+                             "' differ in more than their input and output "
+                             "shapes");
+      bool sameInputs = true;
+      for (size_t i = 0; i < sig.inputs.size(); ++i)
+        sameInputs &= sig.inputs[i].shape == entry.signature.inputs[i].shape;
+      if (sameInputs)
+        return Status::error("two entries named '" + entry.name +
+                             "' have the same input shapes");
+    }
+    byName[entry.name].push_back(e);
   }
   return Status::ok();
 }

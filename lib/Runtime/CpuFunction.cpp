@@ -10,8 +10,13 @@ using namespace fx::rt;
 std::string TensorSpec::str() const {
   std::ostringstream os;
   os << dtypeName(dtype) << "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    os << (i ? ", " : "") << shape[i];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    os << (i ? ", " : "");
+    if (shape[i] < 0)
+      os << "?"; // a dimension entries of one name differ in
+    else
+      os << shape[i];
+  }
   os << "]";
   return os.str();
 }

@@ -5,30 +5,88 @@
 #include "fx/Runtime/CpuLibrary.h"
 #include "fx/Runtime/Safetensors.h"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
 namespace fx::rt {
 
+/// Whether `tensor` fits `spec`: the dtype, the rank, and every dimension
+/// that is not kDynamicDim.
+static bool fits(const TensorSpec &spec, const Tensor &tensor) {
+  if (tensor.dtype() != spec.dtype || tensor.rank() != spec.shape.size())
+    return false;
+  for (size_t d = 0; d < spec.shape.size(); ++d)
+    if (spec.shape[d] != kDynamicDim && spec.shape[d] != tensor.shape()[d])
+      return false;
+  return true;
+}
+
 struct Model::Impl {
+  /// One compiled shape of the entry: artifacts compiled with
+  /// `fx-compile --dynamic-sizes` hold several entries of one name that
+  /// differ in their inputs' shapes.
+  struct Variant {
+    FunctionSignature signature;
+    std::unique_ptr<CpuLibrary> cpu;
+    std::unique_ptr<vk::Executable> vulkan;
+  };
+  std::vector<Variant> variants;
+  /// The variants' signature, with kDynamicDim where their shapes differ.
   FunctionSignature signature;
   /// The bound parameters, by argument index (empty for inputs).
   std::vector<std::optional<Tensor>> parameters;
-  std::unique_ptr<CpuLibrary> cpu;
   std::shared_ptr<vk::Context> context;
-  std::unique_ptr<vk::Executable> vulkan;
+  /// The variant of the last run (for profiles).
+  size_t last = 0;
   bool profiling = false;
 
+  /// The variant whose input shapes `arguments` (all of them) have.
+  Result<Variant *> pick(const std::vector<Tensor> &arguments) {
+    if (variants.size() == 1)
+      return &variants.front();
+    for (size_t v = 0; v < variants.size(); ++v) {
+      const FunctionSignature &sig = variants[v].signature;
+      bool match = sig.inputs.size() == arguments.size();
+      for (size_t i = 0; match && i < arguments.size(); ++i)
+        match = arguments[i].shape() == sig.inputs[i].shape;
+      if (match) {
+        last = v;
+        return &variants[v];
+      }
+    }
+    std::string shapes, compiled;
+    for (size_t i = 0; i < arguments.size() && i < signature.inputs.size(); ++i)
+      if (!signature.inputs[i].parameter)
+        shapes += (shapes.empty() ? "" : ", ") + arguments[i].shapeString();
+    for (const Variant &variant : variants) {
+      std::string one;
+      for (const TensorSpec &spec : variant.signature.inputs)
+        if (!spec.parameter)
+          one += (one.empty() ? "" : ", ") + spec.str();
+      compiled += (compiled.empty() ? "" : "; ") + one;
+    }
+    return Status::error("no compiled shape for inputs " + shapes +
+                         " (compiled for: " + compiled +
+                         "; fx-compile --dynamic-sizes adds sizes)");
+  }
+
   Result<std::vector<Tensor>> runAll(const std::vector<Tensor> &arguments) {
-    if (cpu)
-      return cpu->function().run(arguments);
-    return vulkan->run(arguments);
+    auto variant = pick(arguments);
+    if (!variant.isOk())
+      return variant.status();
+    if (variant.value()->cpu)
+      return variant.value()->cpu->function().run(arguments);
+    return variant.value()->vulkan->run(arguments);
   }
   Status runAllInto(const std::vector<Tensor> &arguments,
                     std::vector<Tensor> &outputs) {
-    if (cpu)
-      return cpu->function().runInto(arguments, outputs);
-    return vulkan->runInto(arguments, outputs);
+    auto variant = pick(arguments);
+    if (!variant.isOk())
+      return variant.status();
+    if (variant.value()->cpu)
+      return variant.value()->cpu->function().runInto(arguments, outputs);
+    return variant.value()->vulkan->runInto(arguments, outputs);
   }
 
   /// The full argument list: `inputs` (checked) and the bound parameters.
@@ -50,14 +108,50 @@ struct Model::Impl {
         all.push_back(*parameters[i]);
         continue;
       }
-      std::string what = "input " + std::to_string(next);
-      if (Status s = CpuFunction::check(spec, inputs[next], what); !s.isOk())
-        return s;
+      const Tensor &input = inputs[next];
+      if (!fits(spec, input))
+        return Status::error("input " + std::to_string(next) + " expects " +
+                             spec.str() + ", got " + dtypeName(input.dtype()) +
+                             input.shapeString());
       all.push_back(inputs[next++]);
     }
     return all;
   }
 };
+
+/// The signature of `variants` (entries of one name): theirs, with
+/// kDynamicDim where their shapes differ; an error if they differ in more
+/// than the shapes of inputs that are not parameters (and the outputs).
+static Result<FunctionSignature>
+mergeVariants(const std::vector<const ArtifactEntry *> &variants) {
+  FunctionSignature merged = variants.front()->signature;
+  for (const ArtifactEntry *other : variants) {
+    const FunctionSignature &sig = other->signature;
+    auto mergeList = [&](std::vector<TensorSpec> &into,
+                         const std::vector<TensorSpec> &from) -> bool {
+      if (into.size() != from.size())
+        return false;
+      for (size_t i = 0; i < into.size(); ++i) {
+        TensorSpec &a = into[i];
+        const TensorSpec &b = from[i];
+        if (a.name != b.name || a.dtype != b.dtype ||
+            a.parameter != b.parameter || a.shape.size() != b.shape.size() ||
+            (a.parameter && a.shape != b.shape))
+          return false;
+        for (size_t d = 0; d < a.shape.size(); ++d)
+          if (a.shape[d] != b.shape[d])
+            a.shape[d] = kDynamicDim;
+      }
+      return true;
+    };
+    if (!mergeList(merged.inputs, sig.inputs) ||
+        !mergeList(merged.outputs, sig.outputs))
+      return Status::error(
+          "the entries named '" + other->name +
+          "' differ in more than their input and output shapes");
+  }
+  return merged;
+}
 
 Model::Model(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
 Model::~Model() = default;
@@ -74,64 +168,79 @@ Result<std::unique_ptr<Model>> Model::load(const Artifact &artifact,
   auto artifactError = [&](const std::string &message) {
     return Status::error((origin.empty() ? "" : origin + ": ") + message);
   };
-  std::string names;
+  // Entries of one name are shapes of one entry point (--dynamic-sizes).
+  std::vector<std::string> distinct;
   for (const ArtifactEntry &entry : artifact.entries)
-    names += (names.empty() ? "" : ", ") + entry.name;
-  const ArtifactEntry *entry = nullptr;
-  if (!options.entry.empty()) {
-    entry = artifact.find(options.entry);
-    if (!entry)
-      return artifactError("no entry named '" + options.entry +
-                           "' (the artifact has: " + names + ")");
-  } else if (artifact.entries.size() == 1) {
-    entry = &artifact.entries.front();
-  } else if (artifact.entries.empty()) {
-    return artifactError("the artifact has no entries");
-  } else {
-    return artifactError(
-        "the artifact has " + std::to_string(artifact.entries.size()) +
-        " entries (" + names + "); choose one by name (--entry)");
+    if (std::find(distinct.begin(), distinct.end(), entry.name) ==
+        distinct.end())
+      distinct.push_back(entry.name);
+  std::string names;
+  for (const std::string &name : distinct)
+    names += (names.empty() ? "" : ", ") + name;
+  std::string wanted = options.entry;
+  if (wanted.empty()) {
+    if (distinct.empty())
+      return artifactError("the artifact has no entries");
+    if (distinct.size() > 1)
+      return artifactError("the artifact has " +
+                           std::to_string(distinct.size()) + " entries (" +
+                           names + "); choose one by name (--entry)");
+    wanted = distinct.front();
   }
+  std::vector<const ArtifactEntry *> variants;
+  for (const ArtifactEntry &entry : artifact.entries)
+    if (entry.name == wanted)
+      variants.push_back(&entry);
+  if (variants.empty())
+    return artifactError("no entry named '" + wanted +
+                         "' (the artifact has: " + names + ")");
+  const ArtifactEntry *entry = variants.front();
+  auto merged = mergeVariants(variants);
+  if (!merged.isOk())
+    return artifactError(merged.message());
 
   std::string target = options.target;
   if (target.empty())
     target = entry->cpu ? "cpu" : "vulkan";
   auto impl = std::make_unique<Impl>();
-  impl->signature = entry->signature;
-  impl->parameters.resize(entry->signature.inputs.size());
-  std::string has = std::string(entry->cpu ? "cpu" : "") +
-                    (entry->cpu && entry->vulkan ? ", " : "") +
-                    (entry->vulkan ? "vulkan" : "");
-  auto noCode = [&] {
-    return artifactError("entry '" + entry->name + "' has no " + target +
-                         " code (it has: " + (has.empty() ? "none" : has) +
-                         "; compile with fx-compile --target " + target +
-                         " or all)");
-  };
-  if (target == "cpu") {
-    if (!entry->cpu)
-      return noCode();
-    auto library = CpuLibrary::load(*entry->cpu, entry->signature);
-    if (!library.isOk())
-      return artifactError("entry '" + entry->name + "': " + library.message());
-    impl->cpu = library.take();
-  } else if (target == "vulkan") {
-    if (!entry->vulkan)
-      return noCode();
-    impl->context = options.context;
-    if (!impl->context) {
-      auto context = vk::Context::create(options.vulkan);
-      if (!context.isOk())
-        return context.status();
-      impl->context = context.take();
-    }
-    auto executable = vk::Executable::load(impl->context, *entry->vulkan);
-    if (!executable.isOk())
-      return executable.status();
-    impl->vulkan = executable.take();
-  } else {
+  impl->signature = merged.take();
+  impl->parameters.resize(impl->signature.inputs.size());
+  if (target != "cpu" && target != "vulkan")
     return Status::error("unknown target '" + target +
                          "' (expected cpu or vulkan)");
+  for (const ArtifactEntry *variant : variants) {
+    std::string has = std::string(variant->cpu ? "cpu" : "") +
+                      (variant->cpu && variant->vulkan ? ", " : "") +
+                      (variant->vulkan ? "vulkan" : "");
+    if ((target == "cpu" && !variant->cpu) ||
+        (target == "vulkan" && !variant->vulkan))
+      return artifactError("entry '" + variant->name + "' has no " + target +
+                           " code (it has: " + (has.empty() ? "none" : has) +
+                           "; compile with fx-compile --target " + target +
+                           " or all)");
+    Impl::Variant &loaded = impl->variants.emplace_back();
+    loaded.signature = variant->signature;
+    if (target == "cpu") {
+      auto library = CpuLibrary::load(*variant->cpu, variant->signature);
+      if (!library.isOk())
+        return artifactError("entry '" + variant->name +
+                             "': " + library.message());
+      loaded.cpu = library.take();
+      continue;
+    }
+    if (!impl->context) {
+      impl->context = options.context;
+      if (!impl->context) {
+        auto context = vk::Context::create(options.vulkan);
+        if (!context.isOk())
+          return context.status();
+        impl->context = context.take();
+      }
+    }
+    auto executable = vk::Executable::load(impl->context, *variant->vulkan);
+    if (!executable.isOk())
+      return executable.status();
+    loaded.vulkan = executable.take();
   }
   std::unique_ptr<Model> model(new Model(std::move(impl)));
   model->entryName = entry->name;
@@ -236,25 +345,37 @@ Executor Model::executor() {
                              std::vector<Tensor> &out) {
     return state->runAllInto(in, out);
   };
-  if (state->vulkan) {
+  if (state->context) {
     executor.validationErrors = [state] {
       return state->context->validationErrors();
     };
-    executor.memoryUse = [state] { return state->vulkan->memoryUse(); };
+    executor.memoryUse = [state] {
+      vk::Executable::MemoryUse total;
+      for (const Impl::Variant &variant : state->variants) {
+        vk::Executable::MemoryUse one = variant.vulkan->memoryUse();
+        total.totalBytes += one.totalBytes;
+        total.arenaBytes += one.arenaBytes;
+      }
+      return total;
+    };
     if (state->profiling)
-      executor.lastProfile = [state] { return state->vulkan->lastProfile(); };
+      executor.lastProfile = [state] {
+        return state->variants[state->last].vulkan->lastProfile();
+      };
   }
   return executor;
 }
 
 Status Model::enableProfiling() {
-  if (!impl->vulkan)
+  if (!impl->context)
     return Status::error("--profile needs the vulkan target (GPU "
                          "timestamps); this model runs on the " +
                          targetName);
-  Status s = impl->vulkan->enableProfiling();
-  impl->profiling = s.isOk();
-  return s;
+  for (Impl::Variant &variant : impl->variants)
+    if (Status s = variant.vulkan->enableProfiling(); !s.isOk())
+      return s;
+  impl->profiling = true;
+  return Status::ok();
 }
 
 Result<int> runArtifact(const ArtifactRunOptions &options,

@@ -56,6 +56,13 @@ _SIGNATURES = {
     "fx_error_free": (None, [_P]),
     "fx_tensor_wrap": (_P, [_P, ctypes.c_int, _I64P, ctypes.c_size_t, ctypes.POINTER(_P)]),
     "fx_tensor_free": (None, [_P]),
+    "fx_tensor_dtype": (ctypes.c_int, [_P]),
+    "fx_tensor_rank": (ctypes.c_size_t, [_P]),
+    "fx_tensor_shape": (_I64P, [_P]),
+    "fx_tensor_data": (_P, [_P]),
+    "fx_tensor_byte_size": (ctypes.c_size_t, [_P]),
+    "fx_model_run": (_P, [_P, ctypes.POINTER(_P), ctypes.c_size_t, ctypes.POINTER(_P),
+                          ctypes.c_size_t]),
     "fx_model_options_init": (None, [ctypes.POINTER(_ModelOptions)]),
     "fx_model_load": (_P, [ctypes.c_char_p, ctypes.POINTER(_ModelOptions), ctypes.POINTER(_P)]),
     "fx_model_free": (None, [_P]),
@@ -217,10 +224,28 @@ class Model:
                 raise Error("input %d (%s) expects dtype %s, got NumPy %s" %
                             (i, name, dtype, array.dtype))
             inputs.append(_Tensor(np.ascontiguousarray(array)))
+        in_handles = (_P * max(len(inputs), 1))(*[t.handle for t in inputs])
+        if any(d < 0 for _, shape in self.outputs for d in shape):
+            # Shapes that depend on the inputs (an artifact compiled with
+            # fx-compile --dynamic-sizes): the runtime allocates the outputs.
+            out_handles = (_P * max(len(self.outputs), 1))()
+            _check(lib.fx_model_run(self._handle, in_handles, len(inputs), out_handles,
+                                    len(self.outputs)))
+            results = []
+            for handle in out_handles[:len(self.outputs)]:
+                try:
+                    rank = lib.fx_tensor_rank(handle)
+                    shape = tuple(lib.fx_tensor_shape(handle)[d] for d in range(rank))
+                    dtype = _DTYPES[lib.fx_tensor_dtype(handle)]
+                    size = lib.fx_tensor_byte_size(handle)
+                    raw = ctypes.string_at(lib.fx_tensor_data(handle), size)
+                    results.append(np.frombuffer(raw, dtype=dtype).reshape(shape).copy())
+                finally:
+                    lib.fx_tensor_free(handle)
+            return results
         results = [np.empty(shape, dtype=_DTYPES[_DTYPE_NAMES.index(dtype)])
                    for dtype, shape in self.outputs]
         outputs = [_Tensor(r) for r in results]
-        in_handles = (_P * max(len(inputs), 1))(*[t.handle for t in inputs])
         out_handles = (_P * max(len(outputs), 1))(*[t.handle for t in outputs])
         _check(lib.fx_model_run_into(self._handle, in_handles, len(inputs), out_handles,
                                      len(outputs)))

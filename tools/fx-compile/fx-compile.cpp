@@ -94,6 +94,13 @@ static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Disable fusion (elementwise chains and row kernels)"),
              cl::init(false), cl::cat(category));
+static cl::list<int64_t> dynamicSizes(
+    "dynamic-sizes",
+    cl::desc("Compile each function with dynamic dimensions once per size, "
+             "every dynamic dimension taking that size (e.g. the batch: "
+             "--dynamic-sizes=1,8,32); the runtime picks the entry of the "
+             "inputs' shapes"),
+    cl::value_desc("N,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<bool> noBufferReuse(
     "no-buffer-reuse",
     cl::desc("Give every Vulkan temporary memory of its own instead of "
@@ -109,6 +116,15 @@ static cl::opt<bool> verbose("v",
                              cl::init(false), cl::cat(category));
 
 namespace {
+
+/// The shapes of an entry's inputs that are not parameters, for messages.
+std::string shapes(const rt::ArtifactEntry &entry) {
+  std::string text;
+  for (const rt::TensorSpec &spec : entry.signature.inputs)
+    if (!spec.parameter)
+      text += (text.empty() ? "" : ", ") + spec.str();
+  return text;
+}
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "fx-compile: error: " << message << "\n";
@@ -131,8 +147,10 @@ int main(int argc, char **argv) {
       "  fx-compile model.mlir --emit asm -o model.s\n"
       "  fxrt-run model.fxa --weights model.safetensors --input x.npy\n"
       "  fx-run --artifact model.fxa --target cpu --input x.npy\n\n"
-      "Every argument needs a static shape (an artifact is compiled for "
-      "fixed shapes).\nArguments tagged {fx.param = \"name\"} become "
+      "An artifact is compiled for fixed shapes: a function with dynamic "
+      "dimensions needs\n--dynamic-sizes=N,... (one entry per size, picked "
+      "by the inputs' shapes at run\ntime).\nArguments tagged {fx.param = "
+      "\"name\"} become "
       "parameters, bound by name when\nthe artifact is run. Exit code 0 on "
       "success, 1 on any error.\n");
 
@@ -194,7 +212,44 @@ int main(int argc, char **argv) {
   rt::Artifact artifact;
   artifact.producer = "fx-compile (fx-mlir)";
   std::string text; // --emit=llvm-ir or asm, all entries.
+  for (int64_t size : dynamicSizes)
+    if (size <= 0)
+      return fail("--dynamic-sizes takes positive sizes, got " +
+                  std::to_string(size));
+  // Each entry with dynamic dimensions is compiled once per size.
+  struct Variant {
+    std::string name;
+    /// Argument shapes to specialize to (empty: the function is static).
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  std::vector<Variant> variants;
   for (const std::string &name : names) {
+    func::FuncOp func = ::fx::findEntry(*module, name);
+    if (!func)
+      return 1; // findEntry said why.
+    bool dynamic = false;
+    for (Type type : func.getArgumentTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        dynamic |= !tensor.hasStaticShape();
+    if (!dynamic || dynamicSizes.empty()) {
+      variants.push_back({name, {}});
+      continue;
+    }
+    for (int64_t size : dynamicSizes) {
+      Variant variant{name, {}};
+      for (Type type : func.getArgumentTypes()) {
+        std::vector<int64_t> shape;
+        if (auto tensor = dyn_cast<RankedTensorType>(type))
+          for (int64_t dim : tensor.getShape())
+            shape.push_back(ShapedType::isDynamic(dim) ? size : dim);
+        variant.shapes.push_back(shape);
+      }
+      variants.push_back(std::move(variant));
+    }
+  }
+
+  for (const Variant &variant : variants) {
+    const std::string &name = variant.name;
     auto start = std::chrono::steady_clock::now();
     rt::ArtifactEntry entry;
     entry.name = name;
@@ -204,13 +259,16 @@ int main(int argc, char **argv) {
       func::FuncOp func = ::fx::findEntry(*copy, name);
       if (!func)
         return nullptr;
+      if (!variant.shapes.empty() &&
+          failed(::fx::specializeArguments(func, variant.shapes)))
+        return nullptr;
       for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
         auto tensor = dyn_cast<RankedTensorType>(type);
         if (tensor && !tensor.hasStaticShape()) {
           func.emitError() << "argument " << i << " of '" << name
                            << "' has the dynamic type " << type
-                           << "; fx-compile needs static shapes (artifacts "
-                              "with dynamic dimensions are not supported yet)";
+                           << "; give --dynamic-sizes=N,... to compile it "
+                              "for those sizes of its dynamic dimensions";
           return nullptr;
         }
       }
@@ -283,7 +341,10 @@ int main(int argc, char **argv) {
     }
     if (verbose)
       llvm::errs() << llvm::formatv(
-          "fx-compile: {0}: {1}; {2:f1} ms\n", name, summary,
+          "fx-compile: {0}: {1}; {2:f1} ms\n",
+          name + (variant.shapes.empty() ? std::string()
+                                         : " (" + shapes(entry) + ")"),
+          summary,
           std::chrono::duration<double, std::milli>(
               std::chrono::steady_clock::now() - start)
               .count());

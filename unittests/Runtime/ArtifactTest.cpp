@@ -599,7 +599,7 @@ TEST_F(ArtifactTest, RejectsAbsurdShapes) {
 
 TEST_F(ArtifactTest, RejectsBadEntries) {
   EXPECT_EQ(error(replaced("\"name\": \"second\"", "\"name\": \"forward\"")),
-            "two entries are named 'forward'");
+            "two entries named 'forward' have the same input shapes");
   EXPECT_EQ(error(replaced("\"name\": \"forward\"", "\"name\": \"\"")),
             "entry 0: the entry has no name");
   EXPECT_EQ(error(replaced("{\"name\": \"layer.w\"", "{\"name\": \"\"")),
@@ -637,7 +637,13 @@ TEST_F(ArtifactTest, WriterRejectsInvalidArtifacts) {
   };
   Artifact artifact = fullArtifact();
   artifact.entries[1].name = "forward";
-  EXPECT_EQ(writeError(artifact), "two entries are named 'forward'");
+  EXPECT_EQ(writeError(artifact),
+            "two entries named 'forward' have the same input shapes");
+  // Entries of one name may differ in input and output shapes only.
+  artifact.entries[1].signature.inputs[0].dtype = DType::F16;
+  artifact.entries[1].vulkan->signature = artifact.entries[1].signature;
+  EXPECT_EQ(writeError(artifact), "entries named 'forward' differ in more "
+                                  "than their input and output shapes");
 
   artifact = fullArtifact();
   artifact.entries[0].vulkan->signature.inputs[1].parameter = false;
@@ -669,7 +675,7 @@ TEST_F(ArtifactTest, WriterRejectsInvalidArtifacts) {
   artifact.entries[0].signature.inputs[0].shape = {-1, 3};
   artifact.entries[0].vulkan->signature = artifact.entries[0].signature;
   EXPECT_EQ(writeError(artifact),
-            "entry 'forward': input 0 f32[-1, 3] has a negative dimension");
+            "entry 'forward': input 0 f32[?, 3] has a negative dimension");
 
   std::string unwritable = tmp.path("no/such/dir/model.fxa");
   Status s = writeArtifact(unwritable, fullArtifact());

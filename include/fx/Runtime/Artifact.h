@@ -62,6 +62,11 @@
 // machine code the loader runs): an artifact is trusted as far as its code
 // goes.
 //
+// Entries may share a name when they differ only in the shapes of inputs
+// that are not parameters (same ranks) and of outputs: the static shapes
+// of one entry point with dynamic dimensions (fx-compile --dynamic-sizes).
+// rt::Model loads them all and runs the one of the inputs' shapes.
+//
 // Readers ignore manifest members and targets they do not know, so later
 // versions of the runtime may add optional members and targets without a
 // new format version (the CPU target came that way); anything an older

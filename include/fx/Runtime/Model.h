@@ -48,7 +48,10 @@ public:
   Model(const Model &) = delete;
   Model &operator=(const Model &) = delete;
 
-  /// Loads entry `options.entry` of `artifact` onto `options.target`.
+  /// Loads entry `options.entry` of `artifact` onto `options.target`: every
+  /// entry of that name, when there are several shapes of it (fx-compile
+  /// --dynamic-sizes); a run then takes the one of its inputs' shapes, and
+  /// the signature has kDynamicDim (-1, printed `?`) where they differ.
   /// Errors: no such entry (the message lists the entries), no code for the
   /// target, a CPU that cannot run the CPU code, no Vulkan device.
   static Result<std::unique_ptr<Model>> load(const Artifact &artifact,
