@@ -20,6 +20,9 @@ std::string fx::spirvTargetOptions(StringRef target) {
       "StorageBuffer16BitAccess,GroupNonUniform,GroupNonUniformArithmetic,"
       "GroupNonUniformBallot,GroupNonUniformShuffle";
   std::string caps;
+  // Cooperative matrices (tensor cores) need SPV_KHR_cooperative_matrix,
+  // which needs SPIR-V 1.6 (Vulkan 1.3 devices).
+  bool coop = false;
   if (target.consume_front("caps=")) {
     // spirv-attach-target drops names it does not know: check them here.
     SmallVector<StringRef> names;
@@ -28,28 +31,23 @@ std::string fx::spirvTargetOptions(StringRef target) {
       if (!spirv::symbolizeCapability(name))
         return "";
     caps = target.str();
+    coop = llvm::is_contained(names, "CooperativeMatrixKHR");
   } else if (target == "vulkan13")
     caps = common;
   else if (target == "lavapipe")
     caps = std::string(common) + ",Float64";
-  else if (target == "nvidia-h200")
+  else if (target == "nvidia-h200") {
     // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 with
     // f32 accumulators, 32-lane subgroups).
     caps = std::string(common) + ",Float64,CooperativeMatrixKHR";
-  else
+    coop = true;
+  } else {
     return "";
-  // SPV_KHR_cooperative_matrix needs SPIR-V 1.6 (Vulkan 1.3 devices).
-  bool coop = hasCooperativeMatrix(caps);
+  }
   return std::string(coop ? "ver=v1.6" : "ver=v1.3") + " caps=" + caps +
          " exts=SPV_KHR_storage_buffer_storage_class,SPV_KHR_8bit_storage,"
          "SPV_KHR_16bit_storage" +
          (coop ? ",SPV_KHR_cooperative_matrix" : "") + " client_api=Vulkan";
-}
-
-bool fx::hasCooperativeMatrix(StringRef caps) {
-  SmallVector<StringRef> names;
-  caps.split(names, ',');
-  return llvm::is_contained(names, "CooperativeMatrixKHR");
 }
 
 LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,

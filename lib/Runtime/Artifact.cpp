@@ -183,25 +183,6 @@ Status checkEntry(const ArtifactEntry &entry) {
   return vk::validateProgram(program);
 }
 
-/// Whether `a` and `b` (entries of one name) are shapes of one entry point:
-/// the same inputs and outputs but for the shapes (of the same ranks) of
-/// inputs that are not parameters and of outputs.
-bool shapeVariants(const FunctionSignature &a, const FunctionSignature &b) {
-  auto same = [](const std::vector<TensorSpec> &x,
-                 const std::vector<TensorSpec> &y) {
-    if (x.size() != y.size())
-      return false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
-          x[i].parameter != y[i].parameter ||
-          x[i].shape.size() != y[i].shape.size() ||
-          (x[i].parameter && x[i].shape != y[i].shape))
-        return false;
-    return true;
-  };
-  return same(a.inputs, b.inputs) && same(a.outputs, b.outputs);
-}
-
 Status checkEntries(const std::vector<ArtifactEntry> &entries) {
   std::map<std::string, std::vector<size_t>> byName;
   for (size_t e = 0; e < entries.size(); ++e) {
@@ -218,7 +199,7 @@ Status checkEntries(const std::vector<ArtifactEntry> &entries) {
     // Entries of one name are the shapes fx-compile --dynamic-sizes made.
     for (size_t other : byName[entry.name]) {
       const FunctionSignature &sig = entries[other].signature;
-      if (!shapeVariants(sig, entry.signature))
+      if (!areShapeVariants(sig, entry.signature))
         return Status::error("entries named '" + entry.name +
                              "' differ in more than their input and output "
                              "shapes");
@@ -965,6 +946,23 @@ private:
 };
 
 } // namespace
+
+bool fx::rt::areShapeVariants(const FunctionSignature &a,
+                              const FunctionSignature &b) {
+  auto same = [](const std::vector<TensorSpec> &x,
+                 const std::vector<TensorSpec> &y) {
+    if (x.size() != y.size())
+      return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (x[i].name != y[i].name || x[i].dtype != y[i].dtype ||
+          x[i].parameter != y[i].parameter ||
+          x[i].shape.size() != y[i].shape.size() ||
+          (x[i].parameter && x[i].shape != y[i].shape))
+        return false;
+    return true;
+  };
+  return same(a.inputs, b.inputs) && same(a.outputs, b.outputs);
+}
 
 uint64_t fx::rt::fnv1a64(const uint8_t *data, size_t size, uint64_t hash) {
   for (size_t i = 0; i < size; ++i) {

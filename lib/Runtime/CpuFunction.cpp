@@ -12,13 +12,30 @@ std::string TensorSpec::str() const {
   os << dtypeName(dtype) << "[";
   for (size_t i = 0; i < shape.size(); ++i) {
     os << (i ? ", " : "");
-    if (shape[i] < 0)
-      os << "?"; // a dimension entries of one name differ in
+    if (shape[i] == kDynamicDim)
+      os << "?";
     else
       os << shape[i];
   }
   os << "]";
   return os.str();
+}
+
+std::string FunctionSignature::inputsString() const {
+  std::string text;
+  for (const TensorSpec &spec : inputs)
+    if (!spec.parameter)
+      text += (text.empty() ? "" : ", ") + spec.str();
+  return text;
+}
+
+bool TensorSpec::admitsShape(const std::vector<int64_t> &dims) const {
+  if (dims.size() != shape.size())
+    return false;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (shape[d] != kDynamicDim && shape[d] != dims[d])
+      return false;
+  return true;
 }
 
 Status CpuFunction::check(const TensorSpec &spec, const Tensor &tensor,

@@ -11,17 +11,6 @@
 
 namespace fx::rt {
 
-/// Whether `tensor` fits `spec`: the dtype, the rank, and every dimension
-/// that is not kDynamicDim.
-static bool fits(const TensorSpec &spec, const Tensor &tensor) {
-  if (tensor.dtype() != spec.dtype || tensor.rank() != spec.shape.size())
-    return false;
-  for (size_t d = 0; d < spec.shape.size(); ++d)
-    if (spec.shape[d] != kDynamicDim && spec.shape[d] != tensor.shape()[d])
-      return false;
-  return true;
-}
-
 struct Model::Impl {
   /// One compiled shape of the entry: artifacts compiled with
   /// `fx-compile --dynamic-sizes` hold several entries of one name that
@@ -59,13 +48,9 @@ struct Model::Impl {
     for (size_t i = 0; i < arguments.size() && i < signature.inputs.size(); ++i)
       if (!signature.inputs[i].parameter)
         shapes += (shapes.empty() ? "" : ", ") + arguments[i].shapeString();
-    for (const Variant &variant : variants) {
-      std::string one;
-      for (const TensorSpec &spec : variant.signature.inputs)
-        if (!spec.parameter)
-          one += (one.empty() ? "" : ", ") + spec.str();
-      compiled += (compiled.empty() ? "" : "; ") + one;
-    }
+    for (const Variant &variant : variants)
+      compiled +=
+          (compiled.empty() ? "" : "; ") + variant.signature.inputsString();
     return Status::error("no compiled shape for inputs " + shapes +
                          " (compiled for: " + compiled +
                          "; fx-compile --dynamic-sizes adds sizes)");
@@ -109,7 +94,7 @@ struct Model::Impl {
         continue;
       }
       const Tensor &input = inputs[next];
-      if (!fits(spec, input))
+      if (input.dtype() != spec.dtype || !spec.admitsShape(input.shape()))
         return Status::error("input " + std::to_string(next) + " expects " +
                              spec.str() + ", got " + dtypeName(input.dtype()) +
                              input.shapeString());
@@ -120,35 +105,26 @@ struct Model::Impl {
 };
 
 /// The signature of `variants` (entries of one name): theirs, with
-/// kDynamicDim where their shapes differ; an error if they differ in more
-/// than the shapes of inputs that are not parameters (and the outputs).
+/// kDynamicDim where their shapes differ; an error if they are not shape
+/// variants (readers reject those, but artifacts built in memory are not
+/// read).
 static Result<FunctionSignature>
 mergeVariants(const std::vector<const ArtifactEntry *> &variants) {
   FunctionSignature merged = variants.front()->signature;
+  auto mergeList = [](std::vector<TensorSpec> &into,
+                      const std::vector<TensorSpec> &from) {
+    for (size_t i = 0; i < into.size(); ++i)
+      for (size_t d = 0; d < into[i].shape.size(); ++d)
+        if (into[i].shape[d] != from[i].shape[d])
+          into[i].shape[d] = kDynamicDim;
+  };
   for (const ArtifactEntry *other : variants) {
-    const FunctionSignature &sig = other->signature;
-    auto mergeList = [&](std::vector<TensorSpec> &into,
-                         const std::vector<TensorSpec> &from) -> bool {
-      if (into.size() != from.size())
-        return false;
-      for (size_t i = 0; i < into.size(); ++i) {
-        TensorSpec &a = into[i];
-        const TensorSpec &b = from[i];
-        if (a.name != b.name || a.dtype != b.dtype ||
-            a.parameter != b.parameter || a.shape.size() != b.shape.size() ||
-            (a.parameter && a.shape != b.shape))
-          return false;
-        for (size_t d = 0; d < a.shape.size(); ++d)
-          if (a.shape[d] != b.shape[d])
-            a.shape[d] = kDynamicDim;
-      }
-      return true;
-    };
-    if (!mergeList(merged.inputs, sig.inputs) ||
-        !mergeList(merged.outputs, sig.outputs))
+    if (!areShapeVariants(variants.front()->signature, other->signature))
       return Status::error(
           "the entries named '" + other->name +
           "' differ in more than their input and output shapes");
+    mergeList(merged.inputs, other->signature.inputs);
+    mergeList(merged.outputs, other->signature.outputs);
   }
   return merged;
 }

@@ -205,10 +205,7 @@ fx::rt::bindArguments(const std::string &function,
       return Status::error(what + " expects dtype " + dtypeName(spec.dtype) +
                            " but " + source + " holds " +
                            dtypeName(tensor.dtype()));
-    bool fits = spec.shape.size() == tensor.rank();
-    for (size_t d = 0; fits && d < tensor.rank(); ++d)
-      fits = spec.shape[d] == kDynamicDim || spec.shape[d] == tensor.shape()[d];
-    if (!fits)
+    if (!spec.admitsShape(tensor.shape()))
       return Status::error(what + " expects " +
                            tensorTypeString(spec.dtype, spec.shape) + " but " +
                            source + " has shape " + tensor.shapeString());

@@ -117,15 +117,6 @@ static cl::opt<bool> verbose("v",
 
 namespace {
 
-/// The shapes of an entry's inputs that are not parameters, for messages.
-std::string shapes(const rt::ArtifactEntry &entry) {
-  std::string text;
-  for (const rt::TensorSpec &spec : entry.signature.inputs)
-    if (!spec.parameter)
-      text += (text.empty() ? "" : ", ") + spec.str();
-  return text;
-}
-
 int fail(const llvm::Twine &message) {
   llvm::errs() << "fx-compile: error: " << message << "\n";
   return 1;
@@ -342,8 +333,9 @@ int main(int argc, char **argv) {
     if (verbose)
       llvm::errs() << llvm::formatv(
           "fx-compile: {0}: {1}; {2:f1} ms\n",
-          name + (variant.shapes.empty() ? std::string()
-                                         : " (" + shapes(entry) + ")"),
+          name + (variant.shapes.empty()
+                      ? std::string()
+                      : " (" + entry.signature.inputsString() + ")"),
           summary,
           std::chrono::duration<double, std::milli>(
               std::chrono::steady_clock::now() - start)

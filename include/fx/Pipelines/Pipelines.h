@@ -124,11 +124,6 @@ LogicalResult buildVulkanPipeline(OpPassManager &pm,
 /// profile or capability name.
 std::string spirvTargetOptions(llvm::StringRef target);
 
-/// Whether the comma-separated SPIR-V capability list `caps` has
-/// CooperativeMatrixKHR: the target then gets SPIR-V 1.6 and
-/// SPV_KHR_cooperative_matrix, and f16 matmuls use cooperative matrices.
-bool hasCooperativeMatrix(llvm::StringRef caps);
-
 /// Registers `fx-vulkan-pipeline`.
 void registerVulkanPipeline();
 

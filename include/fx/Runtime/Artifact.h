@@ -125,6 +125,11 @@ struct Artifact {
   const ArtifactEntry *find(std::string_view name) const;
 };
 
+/// Whether `a` and `b` (signatures of entries of one name) are shapes of one
+/// entry point: the same inputs and outputs but for the shapes (of the same
+/// ranks) of inputs that are not parameters and of outputs.
+bool areShapeVariants(const FunctionSignature &a, const FunctionSignature &b);
+
 /// The artifact as file bytes. Fails, naming the entry, on what a reader
 /// would reject: duplicate or empty entry names, an unknown dtype, a tensor
 /// or buffer above kArtifactMaxBytes, a program that fails

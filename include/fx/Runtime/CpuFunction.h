@@ -18,7 +18,12 @@
 
 namespace fx::rt {
 
-/// The name, dtype and static shape of one input or output.
+/// A dimension that the argument's data decides (`?` in MLIR types): in the
+/// runners' argument lists and in the signature of a model loaded from
+/// entries of several shapes (fx-compile --dynamic-sizes).
+constexpr int64_t kDynamicDim = -1;
+
+/// The name, dtype and shape of one input or output.
 struct TensorSpec {
   std::string name;
   DType dtype;
@@ -28,8 +33,11 @@ struct TensorSpec {
   /// outputs.
   bool parameter = false;
 
-  /// E.g. "f32[2, 3]".
+  /// E.g. "f32[2, 3]" (kDynamicDim prints as `?`).
   std::string str() const;
+  /// Whether `dims` has this spec's rank and its dimensions where they are
+  /// not kDynamicDim.
+  bool admitsShape(const std::vector<int64_t> &dims) const;
 
   bool operator==(const TensorSpec &other) const {
     return name == other.name && dtype == other.dtype && shape == other.shape &&
@@ -43,6 +51,8 @@ struct FunctionSignature {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
 
+  /// The inputs that are not parameters, e.g. "f32[2, 6], i64[2]".
+  std::string inputsString() const;
   /// Checks a call's tensors against the signature: the counts, then each
   /// tensor's dtype and shape (errors name the input or output). Shared by
   /// every executor (CPU, Vulkan).

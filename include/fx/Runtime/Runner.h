@@ -30,9 +30,6 @@ namespace fx::rt {
 /// and any error.
 constexpr int kExitOk = 0, kExitMismatch = 1, kExitError = 2;
 
-/// A dimension that the argument's data decides (`?` in MLIR types).
-constexpr int64_t kDynamicDim = -1;
-
 /// Receives the runners' standard output text.
 using OutputSink = std::function<void(std::string_view text)>;
 
