@@ -141,6 +141,10 @@ public:
                   [&](memref::GetGlobalOp get) { return addConstant(get); })
               .Case<memref::CopyOp>(
                   [&](memref::CopyOp copy) { return addCopy(copy); })
+              .Case<UnrealizedConversionCastOp>(
+                  [&](UnrealizedConversionCastOp cast) {
+                    return addRetypedView(cast);
+                  })
               .Case<gpu::LaunchFuncOp>(
                   [&](gpu::LaunchFuncOp launch) { return addDispatch(launch); })
               .Default([](Operation *other) {
@@ -175,6 +179,25 @@ private:
       return where->emitOpError("element type ")
              << type.getElementType() << " has no Vulkan buffer layout";
     return *bytes * type.getNumElements();
+  }
+
+  /// fx-legalize-types-for-spirv passes a bf16 buffer to kernels as the
+  /// i16 buffer of the same bytes: the same device buffer.
+  LogicalResult addRetypedView(UnrealizedConversionCastOp cast) {
+    if (cast.getNumOperands() != 1 || cast.getNumResults() != 1)
+      return cast.emitOpError("is not a one-to-one buffer cast");
+    auto from = dyn_cast<MemRefType>(cast.getOperand(0).getType());
+    auto to = dyn_cast<MemRefType>(cast.getResult(0).getType());
+    if (!from || !to || from.getShape() != to.getShape() ||
+        elementBytes(from.getElementType()) !=
+            elementBytes(to.getElementType()))
+      return cast.emitOpError(
+          "casts between buffers of different sizes on the Vulkan host side");
+    FailureOr<uint32_t> buffer = lookup(cast.getOperand(0), cast);
+    if (failed(buffer))
+      return failure();
+    buffers[cast.getResult(0)] = *buffer;
+    return success();
   }
 
   FailureOr<uint32_t> lookup(Value value, Operation *user) {

@@ -94,6 +94,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       ",spirv-attach-target{" +
       targetOptions +
       "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
+      ",fx-legalize-types-for-spirv"
       ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
       ",fx-guard-zero-trip-loops)"
       ",convert-gpu-to-spirv"

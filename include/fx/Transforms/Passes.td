@@ -529,4 +529,36 @@ def FXGuardZeroTripLoops : Pass<"fx-guard-zero-trip-loops"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def FXLegalizeTypesForSPIRV : Pass<"fx-legalize-types-for-spirv",
+                                   "ModuleOp"> {
+  let summary = "Store bf16 as i16 with integer conversions, and reject "
+                "element types the SPIR-V target cannot hold";
+  let description = [{
+    MLIR 22's SPIR-V type converter turns a `bf16` or `f16` it cannot keep
+    (bf16 always; f16 without the `Float16` and `StorageBuffer16BitAccess`
+    capabilities) into `f32`, also as the element type of a buffer. A buffer
+    of N 16-bit floats then becomes an array of N/2 `f32` read at the
+    16-bit element's index: a silently wrong answer, not an error.
+
+    This pass runs on the GPU modules with a SPIR-V target environment,
+    after `spirv-attach-target` and before `convert-gpu-to-spirv`:
+
+    - `bf16` arithmetic is done in `f32` (upstream
+      `arith-emulate-unsupported-floats` patterns), `bf16` <-> `f32`
+      conversions become integer shifts and rounding (upstream `arith-expand`
+      bf16 patterns), and every remaining `bf16` value, buffer and vector
+      becomes `i16` with the same bits: loads, stores, copies, selects and
+      constants move the bits unchanged. Launches pass their bf16 buffers
+      through an `unrealized_conversion_cast` to the i16 buffer type (the
+      same bytes), which the Vulkan schedule reads as the buffer itself.
+    - `f16` without `Float16` and `StorageBuffer16BitAccess`, `f64` without
+      `Float64` and `i64` without `Int64` are errors naming the Vulkan
+      features the kernel needs.
+
+    An op that computes on `bf16` and has no `f32` emulation (a subgroup
+    reduction, a math function) is an error at its location.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // FX_TRANSFORMS_PASSES_TD
