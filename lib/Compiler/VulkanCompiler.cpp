@@ -53,9 +53,15 @@ std::string targetForDevice(const rt::vk::DeviceInfo &device) {
 
 namespace {
 
-/// Bytes per element in a device buffer; i1 is stored as one byte, as in
-/// runtime tensors.
+/// Bytes per element in a device buffer (vectors of lanes packed); i1 is
+/// stored as one byte, as in runtime tensors.
 std::optional<uint64_t> elementBytes(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    std::optional<uint64_t> lane = elementBytes(vector.getElementType());
+    if (!lane || vector.isScalable() || vector.getElementType().isInteger(1))
+      return std::nullopt;
+    return *lane * vector.getNumElements();
+  }
   if (type.isInteger(1))
     return 1;
   if (type.isIntOrFloat() && type.getIntOrFloatBitWidth() % 8 == 0)
@@ -181,18 +187,29 @@ private:
     return *bytes * type.getNumElements();
   }
 
-  /// fx-legalize-types-for-spirv passes a bf16 buffer to kernels as the
-  /// i16 buffer of the same bytes: the same device buffer.
+  /// A kernel's view of a whole buffer with another element type: the
+  /// bf16 buffers fx-legalize-types-for-spirv passes as i16, the f16
+  /// operands the cooperative-matrix matmul reads as 16-byte vectors. The
+  /// view is the same device buffer.
   LogicalResult addRetypedView(UnrealizedConversionCastOp cast) {
     if (cast.getNumOperands() != 1 || cast.getNumResults() != 1)
       return cast.emitOpError("is not a one-to-one buffer cast");
-    auto from = dyn_cast<MemRefType>(cast.getOperand(0).getType());
-    auto to = dyn_cast<MemRefType>(cast.getResult(0).getType());
-    if (!from || !to || from.getShape() != to.getShape() ||
-        elementBytes(from.getElementType()) !=
-            elementBytes(to.getElementType()))
-      return cast.emitOpError(
-          "casts between buffers of different sizes on the Vulkan host side");
+    auto bytesOf = [&](Type type) -> std::optional<uint64_t> {
+      auto memref = dyn_cast<MemRefType>(type);
+      if (!memref || !memref.hasStaticShape() ||
+          !memref.getLayout().isIdentity())
+        return std::nullopt;
+      std::optional<uint64_t> bytes = elementBytes(memref.getElementType());
+      if (!bytes)
+        return std::nullopt;
+      return *bytes * memref.getNumElements();
+    };
+    std::optional<uint64_t> from = bytesOf(cast.getOperand(0).getType()),
+                            to = bytesOf(cast.getResult(0).getType());
+    if (!from || from != to)
+      return cast.emitOpError("is not a view of a whole buffer with another "
+                              "element type, which the Vulkan host side "
+                              "needs");
     FailureOr<uint32_t> buffer = lookup(cast.getOperand(0), cast);
     if (failed(buffer))
       return failure();

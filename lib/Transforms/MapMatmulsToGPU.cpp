@@ -498,16 +498,16 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   gpu::TerminatorOp::create(body, loc);
 }
 
-/// Cooperative-matrix tiles: fragments are 16x16x16; each subgroup
-/// accumulates kFragsM x kFragsN fragments, the workgroup's subgroups are
-/// kSubgroupsM x kSubgroupsN. Measured on an H200 (f16 4096^3, kernel
-/// time): 4x4 fragments per subgroup 1.32 ms with one subgroup per
-/// workgroup, 1.35 ms with 2x2 subgroups (128x128 tiles); 2x2 fragments
-/// 2.49 ms; 8x4 spills registers (19 ms).
-constexpr int64_t kFrag = 16, kFragsM = 4, kFragsN = 4, kSubgroupsM = 1,
-                  kSubgroupsN = 1, kSubgroupSize = 32;
-constexpr int64_t kCoopTileM = kFrag * kFragsM * kSubgroupsM,
-                  kCoopTileN = kFrag * kFragsN * kSubgroupsN;
+/// Cooperative-matrix fragments are 16x16x16; each subgroup accumulates
+/// kFragsM x kFragsN fragments (a 64x64 block). Measured on an H200 (f16
+/// 4096^3, kernel time, fragments loaded straight from device memory): 4x4
+/// fragments 1.32 ms, 2x2 2.49 ms, 8x4 spills registers (19 ms).
+constexpr int64_t kFrag = 16, kFragsM = 4, kFragsN = 4, kSubgroupSize = 32;
+constexpr int64_t kSubgroupBlockM = kFrag * kFragsM,
+                  kSubgroupBlockN = kFrag * kFragsN;
+/// f16 elements per 16-byte copy: operand tiles move through workgroup
+/// memory as vector<4xi32>.
+constexpr int64_t kHalvesPerCopy = 8;
 
 /// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
 /// says why not.
@@ -536,17 +536,33 @@ bool isCooperativeMatmul(linalg::LinalgOp op, std::string &why) {
     return false;
   }
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  if (m % kCoopTileM || n % kCoopTileN || k % kFrag) {
+  if (m % kSubgroupBlockM || n % kSubgroupBlockN || k % kFrag) {
     why = "M and N must be multiples of 64 and K of 16";
     return false;
   }
   return true;
 }
 
-/// One workgroup per output tile; see the pass description.
-void buildCooperativeMatmul(linalg::LinalgOp op) {
+/// The cooperative-matrix kernel's tiling: 2x2 subgroups (128x128 tiles)
+/// where M and N allow, k staged 32 at a time where K allows.
+struct CoopTile {
+  int64_t subgroupsM, subgroupsN, k;
+  int64_t m() const { return subgroupsM * kSubgroupBlockM; }
+  int64_t n() const { return subgroupsN * kSubgroupBlockN; }
+  int64_t threads() const { return kSubgroupSize * subgroupsM * subgroupsN; }
+};
+
+CoopTile chooseCoopTile(int64_t m, int64_t n, int64_t k) {
+  return {m % (2 * kSubgroupBlockM) ? 1 : 2, n % (2 * kSubgroupBlockN) ? 1 : 2,
+          k % (2 * kFrag) ? kFrag : 2 * kFrag};
+}
+
+/// A workgroup per output tile; see the pass description.
+void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
+                            linalg::FillOp zeroFill) {
   Location loc = op.getLoc();
   OpBuilder b(op);
+  MLIRContext *ctx = op.getContext();
   Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1],
         c = op.getDpsInits()[0];
   auto cType = cast<MemRefType>(c.getType());
@@ -555,75 +571,227 @@ void buildCooperativeMatmul(linalg::LinalgOp op) {
   auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(ob, loc, v);
   };
-  Value c1 = cst(b, 1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cst(b, n / kCoopTileN), cst(b, m / kCoopTileM), c1,
-      cst(b, kSubgroupSize * kSubgroupsM * kSubgroupsN), c1, c1);
-  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  // Subgroup s of the workgroup (lanes 32s..32s+31) owns block
-  // (s / kSubgroupsN, s % kSubgroupsN) of the tile.
-  Value subgroup = arith::DivUIOp::create(body, loc, launch.getThreadIds().x,
-                                          cst(body, kSubgroupSize));
-  Value sgRow =
-      arith::DivUIOp::create(body, loc, subgroup, cst(body, kSubgroupsN));
-  Value sgCol =
-      arith::RemUIOp::create(body, loc, subgroup, cst(body, kSubgroupsN));
-  auto origin = [&](Value block, int64_t tile, Value sg, int64_t frags) {
-    return arith::AddIOp::create(
-        body, loc, arith::MulIOp::create(body, loc, block, cst(body, tile)),
-        arith::MulIOp::create(body, loc, sg, cst(body, frags * kFrag)));
+  // The operands as flat arrays of 16-byte vectors, so that copies are
+  // single 16-byte loads and stores. (A vector.load of f16 lanes would
+  // lower to SPIR-V pointer bitcasts, which NVIDIA's compiler rejected.)
+  // The host's Vulkan schedule binds the cast's result to the same buffer.
+  auto copyType = VectorType::get({4}, IntegerType::get(ctx, 32));
+  auto flatView = [&](Value operand, int64_t elements) -> Value {
+    return UnrealizedConversionCastOp::create(
+               b, loc, MemRefType::get({elements / kHalvesPerCopy}, copyType),
+               operand)
+        .getResult(0);
   };
-  Value row0 = origin(launch.getBlockIds().y, kCoopTileM, sgRow, kFragsM);
-  Value col0 = origin(launch.getBlockIds().x, kCoopTileN, sgCol, kFragsN);
-  MLIRContext *ctx = op.getContext();
+  Value aFlat = flatView(a, m * k), bFlat = flatView(bm, k * n);
+
+  Value c1 = cst(b, 1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, cst(b, n / tile.n()), cst(b, m / tile.m()),
+                            c1, cst(b, tile.threads()), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value tid = launch.getThreadIds().x;
+  Value tileRow = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
+                                        cst(body, tile.m()));
+  Value tileCol = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                                        cst(body, tile.n()));
+
+  // Workgroup-memory tiles of A (tile.m x tile.k) and B (tile.k x tile.n),
+  // row-major in 16-byte units with one unit of padding per row, which
+  // spreads the fragment loads' rows over the banks.
+  int64_t aStride = tile.k / kHalvesPerCopy + 1,
+          bStride = tile.n() / kHalvesPerCopy + 1;
+  auto workgroupTile = [&](int64_t units) -> Value {
+    return memref::AllocOp::create(
+        body, loc,
+        MemRefType::get({units}, copyType, AffineMap(),
+                        body.getI64IntegerAttr(kWorkgroupMemorySpace)));
+  };
+  // One stage of each. Measured on an H200 (f16 4096^3, kernel time):
+  // 476 us with 2x2 subgroups and k steps of 32 (18.5 KiB); two stages
+  // (37 KiB, one barrier per step instead of two) 869 us, k steps of 64
+  // (35 KiB) 763 us: workgroup memory limits how many workgroups share an
+  // SM. 2x4 subgroups 501 us, 4x2 527 us, 1x2 643 us, 2x1 688 us, one
+  // subgroup 990 us, k steps of 16 719 us.
+  Value aTile = workgroupTile(tile.m() * aStride);
+  Value bTile = workgroupTile(tile.k * bStride);
+
+  // Copies of one k step: consecutive threads take consecutive 16-byte
+  // units of a row, so that device-memory reads coalesce.
+  struct Copy {
+    Value flat, tile;
+    int64_t rowUnits, tileStride, globalStride;
+    bool kIsRow; // A's tile rows are output rows, B's are k.
+  };
+  Copy copies[2] = {{aFlat, aTile, tile.k / kHalvesPerCopy, aStride,
+                     k / kHalvesPerCopy, false},
+                    {bFlat, bTile, tile.n() / kHalvesPerCopy, bStride,
+                     n / kHalvesPerCopy, true}};
+  auto loadStep = [&](OpBuilder &ob, Value k0) {
+    SmallVector<Value> values;
+    for (const Copy &copy : copies) {
+      int64_t rows = copy.kIsRow ? tile.k : tile.m();
+      for (int64_t i = 0; i < rows * copy.rowUnits / tile.threads(); ++i) {
+        Value unit =
+            arith::AddIOp::create(ob, loc, tid, cst(ob, i * tile.threads()));
+        Value row =
+            arith::DivUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
+        Value col =
+            arith::RemUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
+        // Global row and 16-byte column of this unit.
+        Value gRow, gCol;
+        if (copy.kIsRow) {
+          gRow = arith::AddIOp::create(ob, loc, k0, row);
+          gCol = arith::AddIOp::create(
+              ob, loc,
+              arith::DivUIOp::create(ob, loc, tileCol, cst(ob, kHalvesPerCopy)),
+              col);
+        } else {
+          gRow = arith::AddIOp::create(ob, loc, tileRow, row);
+          gCol = arith::AddIOp::create(
+              ob, loc,
+              arith::DivUIOp::create(ob, loc, k0, cst(ob, kHalvesPerCopy)),
+              col);
+        }
+        Value index = arith::AddIOp::create(
+            ob, loc,
+            arith::MulIOp::create(ob, loc, gRow, cst(ob, copy.globalStride)),
+            gCol);
+        values.push_back(memref::LoadOp::create(ob, loc, copy.flat, index));
+      }
+    }
+    return values;
+  };
+  auto storeStep = [&](OpBuilder &ob, ArrayRef<Value> values) {
+    size_t next = 0;
+    for (const Copy &copy : copies) {
+      int64_t rows = copy.kIsRow ? tile.k : tile.m();
+      for (int64_t i = 0; i < rows * copy.rowUnits / tile.threads(); ++i) {
+        Value unit =
+            arith::AddIOp::create(ob, loc, tid, cst(ob, i * tile.threads()));
+        Value row =
+            arith::DivUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
+        Value col =
+            arith::RemUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
+        Value index = arith::AddIOp::create(
+            ob, loc,
+            arith::MulIOp::create(ob, loc, row, cst(ob, copy.tileStride)), col);
+        memref::StoreOp::create(ob, loc, values[next++], copy.tile, index);
+      }
+    }
+  };
+
+  // Subgroup s (lanes 32s..32s+31) owns block (s / subgroupsN,
+  // s % subgroupsN) of the tile.
+  Value subgroup =
+      arith::DivUIOp::create(body, loc, tid, cst(body, kSubgroupSize));
+  Value sgRow =
+      arith::DivUIOp::create(body, loc, subgroup, cst(body, tile.subgroupsN));
+  Value sgCol =
+      arith::RemUIOp::create(body, loc, subgroup, cst(body, tile.subgroupsN));
+  Value blockRow =
+      arith::MulIOp::create(body, loc, sgRow, cst(body, kSubgroupBlockM));
+  Value blockCol =
+      arith::MulIOp::create(body, loc, sgCol, cst(body, kSubgroupBlockN));
   Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
   auto aType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "AOp");
   auto bType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "BOp");
   auto accType = gpu::MMAMatrixType::get({kFrag, kFrag}, f32, "COp");
-  auto rowOf = [&](OpBuilder &ob, Value base, int64_t i) -> Value {
-    return i == 0 ? base
-                  : arith::AddIOp::create(ob, loc, base, cst(ob, i * kFrag))
-                        .getResult();
+  auto plus = [&](OpBuilder &ob, Value base, int64_t offset) -> Value {
+    return offset == 0 ? base
+                       : arith::AddIOp::create(ob, loc, base, cst(ob, offset))
+                             .getResult();
   };
+  Value row0 = arith::AddIOp::create(body, loc, tileRow, blockRow);
+  Value col0 = arith::AddIOp::create(body, loc, tileCol, blockCol);
   // The accumulators start from the output, as linalg accumulates into
-  // its init.
+  // its init, or from zero when `zeroFill` (whose kernel this one replaces:
+  // it stores every output element) filled the output right before.
   SmallVector<Value> init;
+  Value zero;
+  if (zeroFill)
+    zero = gpu::SubgroupMmaConstantMatrixOp::create(
+        body, loc, accType,
+        arith::ConstantOp::create(body, loc, body.getF32FloatAttr(0.0f)));
   for (int64_t i = 0; i < kFragsM; ++i)
     for (int64_t j = 0; j < kFragsN; ++j)
-      init.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-          body, loc, accType, c,
-          ValueRange{rowOf(body, row0, i), rowOf(body, col0, j)},
-          body.getIndexAttr(n), /*transpose=*/UnitAttr()));
+      init.push_back(zeroFill
+                         ? zero
+                         : gpu::SubgroupMmaLoadMatrixOp::create(
+                               body, loc, accType, c,
+                               ValueRange{plus(body, row0, i * kFrag),
+                                          plus(body, col0, j * kFrag)},
+                               body.getIndexAttr(n), /*transpose=*/UnitAttr())
+                               .getResult());
+
+  // The first k step goes to workgroup memory before the loop; each
+  // iteration loads the next step into registers, multiplies the staged
+  // one, then replaces it. (The last iteration reloads its own step rather
+  // than branch.)
+  storeStep(body, loadStep(body, cst(body, 0)));
+  gpu::BarrierOp::create(body, loc);
   auto loop = scf::ForOp::create(body, loc, cst(body, 0), cst(body, k),
-                                 cst(body, kFrag), init);
+                                 cst(body, tile.k), init);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-    Value kk = loop.getInductionVar();
-    SmallVector<Value> aFrags, bFrags;
-    for (int64_t i = 0; i < kFragsM; ++i)
-      aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-          lb, loc, aType, a, ValueRange{rowOf(lb, row0, i), kk},
-          lb.getIndexAttr(k), UnitAttr()));
-    for (int64_t j = 0; j < kFragsN; ++j)
-      bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
-          lb, loc, bType, bm, ValueRange{kk, rowOf(lb, col0, j)},
-          lb.getIndexAttr(n), UnitAttr()));
-    SmallVector<Value> next;
-    for (int64_t i = 0; i < kFragsM; ++i)
+    Value k0 = loop.getInductionVar();
+    Value nextK = arith::MinUIOp::create(
+        lb, loc, arith::AddIOp::create(lb, loc, k0, cst(lb, tile.k)),
+        cst(lb, k - tile.k));
+    SmallVector<Value> staged = loadStep(lb, nextK);
+    SmallVector<Value> acc(loop.getRegionIterArgs());
+    // A fragment (i, kk) starts at tile row blockRow + 16 i, unit kk / 8;
+    // a B fragment (kk, j) at row kk, unit (blockCol + 16 j) / 8.
+    Value aBase = arith::MulIOp::create(lb, loc, blockRow, cst(lb, aStride));
+    Value bBase =
+        arith::DivUIOp::create(lb, loc, blockCol, cst(lb, kHalvesPerCopy));
+    for (int64_t kk = 0; kk < tile.k; kk += kFrag) {
+      SmallVector<Value> aFrags, bFrags;
+      for (int64_t i = 0; i < kFragsM; ++i)
+        aFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            lb, loc, aType, aTile,
+            ValueRange{
+                plus(lb, aBase, i * kFrag * aStride + kk / kHalvesPerCopy)},
+            lb.getIndexAttr(aStride), UnitAttr()));
       for (int64_t j = 0; j < kFragsN; ++j)
-        next.push_back(gpu::SubgroupMmaComputeOp::create(
-            lb, loc, accType, aFrags[i], bFrags[j],
-            loop.getRegionIterArgs()[i * kFragsN + j], UnitAttr(), UnitAttr()));
-    scf::YieldOp::create(lb, loc, next);
+        bFrags.push_back(gpu::SubgroupMmaLoadMatrixOp::create(
+            lb, loc, bType, bTile,
+            ValueRange{
+                plus(lb, bBase, kk * bStride + j * kFrag / kHalvesPerCopy)},
+            lb.getIndexAttr(bStride), UnitAttr()));
+      for (int64_t i = 0; i < kFragsM; ++i)
+        for (int64_t j = 0; j < kFragsN; ++j)
+          acc[i * kFragsN + j] = gpu::SubgroupMmaComputeOp::create(
+              lb, loc, accType, aFrags[i], bFrags[j], acc[i * kFragsN + j],
+              UnitAttr(), UnitAttr());
+    }
+    gpu::BarrierOp::create(lb, loc);
+    storeStep(lb, staged);
+    gpu::BarrierOp::create(lb, loc);
+    scf::YieldOp::create(lb, loc, acc);
   }
   for (int64_t i = 0; i < kFragsM; ++i)
     for (int64_t j = 0; j < kFragsN; ++j)
       gpu::SubgroupMmaStoreMatrixOp::create(
           body, loc, loop.getResult(i * kFragsN + j), c,
-          ValueRange{rowOf(body, row0, i), rowOf(body, col0, j)},
+          ValueRange{plus(body, row0, i * kFrag), plus(body, col0, j * kFrag)},
           body.getIndexAttr(n), UnitAttr());
   gpu::TerminatorOp::create(body, loc);
   op->erase();
+  if (zeroFill)
+    zeroFill->erase();
+}
+
+/// The linalg.fill of zero into `op`'s output right before `op` (constants
+/// aside), which the cooperative-matrix kernel makes redundant; else null.
+linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
+  Operation *prev = op->getPrevNode();
+  while (prev && isa<arith::ConstantOp>(prev))
+    prev = prev->getPrevNode();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
+  if (!fill || fill.getDpsInits()[0] != op.getDpsInits()[0])
+    return nullptr;
+  return matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat()) ? fill
+                                                                : nullptr;
 }
 
 struct MapMatmulsToGPUPass
@@ -643,10 +811,18 @@ struct MapMatmulsToGPUPass
           op->emitRemark("not mapped onto cooperative matrices: ") << why;
       });
       for (linalg::LinalgOp op : coop) {
+        auto out = cast<MemRefType>(op.getDpsInits()[0].getType());
+        CoopTile tile = chooseCoopTile(
+            out.getDimSize(0), out.getDimSize(1),
+            cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(1));
         if (report)
-          op->emitRemark("cooperative-matrix matmul: 16x16x16 f16 fragments, "
-                         "64x64 tiles of one subgroup");
-        buildCooperativeMatmul(op);
+          op->emitRemark() << "cooperative-matrix matmul: 16x16x16 f16 "
+                              "fragments, "
+                           << tile.m() << "x" << tile.n() << " tiles of "
+                           << tile.subgroupsM * tile.subgroupsN
+                           << " subgroups, k staged " << tile.k
+                           << " at a time through workgroup memory";
+        buildCooperativeMatmul(op, tile, zeroFillBefore(op));
       }
     }
     std::vector<std::pair<linalg::LinalgOp, GemmView>> ops;

@@ -1,27 +1,69 @@
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true}))' | FileCheck %s
 // RUN: fx-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true report=true}))' > /dev/null
 
-// An f16 matmul into f32: one 32-lane workgroup (one subgroup) per 64x64
-// output tile; it loads its 4x4 accumulator fragments from the output, runs
-// k in steps of 16 (4 A and 4 B fragments, 16 mma), and stores the
-// fragments back.
+// An f16 matmul into f32 with M and N multiples of 128 and K of 32: a
+// workgroup of 2x2 subgroups (128 threads) per 128x128 output tile. A and B
+// are read as flat arrays of 16-byte vectors; each k step of 32 goes to
+// workgroup memory (rows padded by one vector: A 128 x (4+1), B 32 x (16+1)),
+// four 16-byte copies of each operand per thread, loaded for the next step
+// before the fragments of the current one multiply. Each subgroup loads its
+// 4x4 f32 accumulators from the output, multiplies 4 A and 4 B fragments per
+// 16 of k, and stores the accumulators back.
 // CHECK-LABEL: func.func @matmul_f16
+// CHECK-DAG: %[[AV:.*]] = builtin.unrealized_conversion_cast %arg0 : memref<128x64xf16> to memref<1024xvector<4xi32>>
+// CHECK-DAG: %[[BV:.*]] = builtin.unrealized_conversion_cast %arg1 : memref<64x256xf16> to memref<2048xvector<4xi32>>
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
-// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
-// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
-// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C4]], %{{.*}} = %[[C2]], %{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C32]]
+// CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
+// CHECK: gpu.launch blocks(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %c1{{.*}}, %{{.*}}) threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C128]]
+// CHECK-DAG: %[[AT:.*]] = memref.alloc() : memref<640xvector<4xi32>, 3>
+// CHECK-DAG: %[[BT:.*]] = memref.alloc() : memref<544xvector<4xi32>, 3>
 // CHECK-COUNT-16: gpu.subgroup_mma_load_matrix %arg2{{.*}} {leadDimension = 256 : index} : memref<128x256xf32> -> !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK-COUNT-4: memref.load %[[AV]]
+// CHECK-COUNT-4: memref.load %[[BV]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[AT]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[BT]]
+// CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %arg0{{.*}} {leadDimension = 32 : index} : memref<128x32xf16> -> !gpu.mma_matrix<16x16xf16, "AOp">
-// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %arg1{{.*}} {leadDimension = 256 : index} : memref<32x256xf16> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-COUNT-4: memref.load %[[AV]]
+// CHECK-COUNT-4: memref.load %[[BV]]
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[AT]]{{.*}} {leadDimension = 5 : index} : memref<640xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[BT]]{{.*}} {leadDimension = 17 : index} : memref<544xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // CHECK-COUNT-16: gpu.subgroup_mma_compute
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[AT]]
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix %[[BT]]
+// CHECK-COUNT-16: gpu.subgroup_mma_compute
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[AT]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[BT]]
+// CHECK: gpu.barrier
 // CHECK: scf.yield
 // CHECK-COUNT-16: gpu.subgroup_mma_store_matrix %{{.*}}, %arg2{{.*}} {leadDimension = 256 : index}
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg.matmul
-func.func @matmul_f16(%a: memref<128x32xf16>, %b: memref<32x256xf16>, %c: memref<128x256xf32>) {
-  // expected-remark @below {{cooperative-matrix matmul: 16x16x16 f16 fragments, 64x64 tiles of one subgroup}}
-  linalg.matmul ins(%a, %b : memref<128x32xf16>, memref<32x256xf16>) outs(%c : memref<128x256xf32>)
+func.func @matmul_f16(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %c: memref<128x256xf32>) {
+  // expected-remark @below {{cooperative-matrix matmul: 16x16x16 f16 fragments, 128x128 tiles of 4 subgroups, k staged 32 at a time through workgroup memory}}
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%c : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// M and N multiples of 64 only and K of 16 only: one subgroup per 64x64
+// tile, k staged 16 at a time (A tile 64 x (2+1), B tile 16 x (8+1)).
+// CHECK-LABEL: func.func @matmul_f16_small_tiles
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK: gpu.launch {{.*}} threads(%{{.*}}, %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C32]]
+// CHECK-DAG: memref.alloc() : memref<192xvector<4xi32>, 3>
+// CHECK-DAG: memref.alloc() : memref<144xvector<4xi32>, 3>
+// CHECK: scf.for
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 3 : index} : memref<192xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "AOp">
+// CHECK-COUNT-4: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 9 : index} : memref<144xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "BOp">
+// CHECK-COUNT-16: gpu.subgroup_mma_compute
+// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK: scf.yield
+func.func @matmul_f16_small_tiles(%a: memref<64x48xf16>, %b: memref<48x64xf16>, %c: memref<64x64xf32>) {
+  // expected-remark @below {{cooperative-matrix matmul: 16x16x16 f16 fragments, 64x64 tiles of 1 subgroups, k staged 16 at a time through workgroup memory}}
+  linalg.matmul ins(%a, %b : memref<64x48xf16>, memref<48x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }
 
@@ -40,5 +82,36 @@ func.func @not_cooperative(%a: memref<100x32xf16>, %b: memref<32x256xf16>, %c: m
   // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 into f32}}
   // expected-remark @below {{tiled matmul}}
   linalg.matmul ins(%x, %y : memref<128x32xf32>, memref<32x256xf32>) outs(%z : memref<128x256xf32>)
+  return
+}
+
+// -----
+
+// A zero fill of the output right before the matmul is dropped: the
+// accumulators start as zero fragments (the kernel stores every output
+// element). A fill of another value stays, and the accumulators load it.
+// CHECK-LABEL: func.func @zero_fill
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch
+// CHECK: gpu.subgroup_mma_constant_matrix %{{.*}} : !gpu.mma_matrix<16x16xf32, "COp">
+// CHECK-NOT: gpu.subgroup_mma_load_matrix %arg2
+// CHECK: scf.for
+// CHECK-LABEL: func.func @one_fill
+// CHECK: linalg.fill
+// CHECK: gpu.launch
+// CHECK-NOT: gpu.subgroup_mma_constant_matrix
+// CHECK: gpu.subgroup_mma_load_matrix %arg2
+func.func @zero_fill(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{cooperative-matrix matmul}}
+  linalg.matmul ins(%a, %b : memref<64x16xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+func.func @one_fill(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %c: memref<64x64xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{cooperative-matrix matmul}}
+  linalg.matmul ins(%a, %b : memref<64x16xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }

@@ -408,10 +408,20 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     `linalg.matmul` of f16 operands into an f32 output, row-major and with
     M and N multiples of 64 and K of 16, uses the tensor cores instead:
     `gpu.subgroup_mma_*` ops (lowered to `spirv.KHR.CooperativeMatrix*`) on
-    16x16x16 fragments: a workgroup of one 32-lane subgroup per 64x64
-    output tile, accumulating its 4x4 f32 fragments (loaded from and stored
-    to the output) over k in steps of 16, its A and B fragments loaded from
-    device memory (no workgroup-memory staging yet).
+    16x16x16 fragments. Each 32-lane subgroup accumulates a 64x64 block
+    (4x4 f32 fragments); a workgroup of 2x2 subgroups takes a 128x128 tile
+    where M and N allow (else 1x2, 2x1 or 1x1). Operand tiles go through
+    workgroup memory k steps of 32 (16 where K is not a multiple of 32) at
+    a time: A and B are read as flat arrays of 16-byte `vector<4xi32>`
+    (an `unrealized_conversion_cast` of the whole buffer, which the Vulkan
+    schedule binds to the same buffer), every thread copying whole vectors;
+    the next step is loaded into registers while the fragments of the
+    current one multiply. Tile rows are padded by one vector against bank
+    conflicts, and fragments load from the vector-typed workgroup memory
+    directly (no pointer casts). The accumulators load from the output and
+    store back to it, except that a zero `linalg.fill` of the output right
+    before the matmul is dropped and the accumulators start as zero
+    fragments.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",

@@ -105,6 +105,18 @@ func.func @mm_f16_tiles(%a0: tensor<100x48xf16>, %a1: tensor<48x72xf16>) -> tens
   return %0 : tensor<100x72xf16>
 }
 
+// Sizes for the cooperative-matrix kernel (devices with tensor cores; the
+// tiled kernel elsewhere): 192x128 takes 64x128 tiles of 1x2 subgroups with
+// k staged 16 at a time (K = 80), 256x256 takes 128x128 tiles of 2x2
+// subgroups with k staged 32 at a time.
+// TOL: rtol=2e-3 atol=2e-3
+// REF: (torch.mm(a0.float(), a1.float()).half(), torch.mm(a2.float(), a3.float()).half())
+func.func @mm_f16_cooperative(%a0: tensor<192x80xf16>, %a1: tensor<80x128xf16>, %a2: tensor<256x64xf16>, %a3: tensor<64x256xf16>) -> (tensor<192x128xf16>, tensor<256x256xf16>) {
+  %0 = fx.mm %a0, %a1 : (tensor<192x80xf16>, tensor<80x128xf16>) -> tensor<192x128xf16>
+  %1 = fx.mm %a2, %a3 : (tensor<256x64xf16>, tensor<64x256xf16>) -> tensor<256x256xf16>
+  return %0, %1 : tensor<192x128xf16>, tensor<256x256xf16>
+}
+
 // Split-k on the GPU: one 64x64 output tile and k = 2048, so 32 workgroups
 // each reduce 64 of k into a temporary and a second kernel adds them.
 // TOL: rtol=1e-4 atol=1e-4
