@@ -28,6 +28,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::fx {
@@ -559,7 +560,8 @@ CoopTile chooseCoopTile(int64_t m, int64_t n, int64_t k) {
 
 /// A workgroup per output tile; see the pass description.
 void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
-                            linalg::FillOp zeroFill) {
+                            linalg::FillOp zeroFill,
+                            linalg::GenericOp truncation) {
   Location loc = op.getLoc();
   OpBuilder b(op);
   MLIRContext *ctx = op.getContext();
@@ -583,6 +585,8 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
         .getResult(0);
   };
   Value aFlat = flatView(a, m * k), bFlat = flatView(bm, k * n);
+  Value dFlat =
+      truncation ? flatView(truncation.getDpsInits()[0], m * n) : Value();
 
   Value c1 = cst(b, 1);
   auto launch =
@@ -769,16 +773,120 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
     gpu::BarrierOp::create(lb, loc);
     scf::YieldOp::create(lb, loc, acc);
   }
-  for (int64_t i = 0; i < kFragsM; ++i)
-    for (int64_t j = 0; j < kFragsN; ++j)
-      gpu::SubgroupMmaStoreMatrixOp::create(
-          body, loc, loop.getResult(i * kFragsN + j), c,
-          ValueRange{plus(body, row0, i * kFrag), plus(body, col0, j * kFrag)},
-          body.getIndexAttr(n), UnitAttr());
+  if (!truncation) {
+    for (int64_t i = 0; i < kFragsM; ++i)
+      for (int64_t j = 0; j < kFragsN; ++j)
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            body, loc, loop.getResult(i * kFragsN + j), c,
+            ValueRange{plus(body, row0, i * kFrag),
+                       plus(body, col0, j * kFrag)},
+            body.getIndexAttr(n), UnitAttr());
+  } else {
+    // The f16 result goes straight to the truncation's output: fragment by
+    // fragment, each subgroup stores its f32 fragment to its own 16x16
+    // region of the A tile (4 vectors a row), and each lane converts half
+    // a row (two vectors: 8 values) into one 16-byte store. Barriers order
+    // the fragment stores, the reads and the next fragment's stores.
+    // (The A tile holds at least 64 x 3 units per subgroup row, more than
+    // the subgroups' 64 units each.)
+    int64_t fragUnits = kFrag * kFrag / 4;
+    Value region =
+        arith::MulIOp::create(body, loc, subgroup, cst(body, fragUnits));
+    Value lane =
+        arith::RemUIOp::create(body, loc, tid, cst(body, kSubgroupSize));
+    Value laneRow = arith::DivUIOp::create(body, loc, lane, cst(body, 2));
+    Value laneHalf = arith::MulIOp::create(
+        body, loc, arith::RemUIOp::create(body, loc, lane, cst(body, 2)),
+        cst(body, 2));
+    Value laneUnit = arith::AddIOp::create(
+        body, loc, region,
+        arith::AddIOp::create(
+            body, loc, arith::MulIOp::create(body, loc, laneRow, cst(body, 4)),
+            laneHalf));
+    auto f32x4 = VectorType::get({4}, f32);
+    auto f16x4 = VectorType::get({4}, f16);
+    auto i32x2 = VectorType::get({2}, IntegerType::get(ctx, 32));
+    auto half = [&](Value unit) -> Value {
+      Value bits = memref::LoadOp::create(body, loc, aTile, unit);
+      Value values = arith::BitcastOp::create(body, loc, f32x4, bits);
+      Value narrow = arith::TruncFOp::create(body, loc, f16x4, values);
+      return vector::BitCastOp::create(body, loc, i32x2, narrow);
+    };
+    for (int64_t i = 0; i < kFragsM; ++i)
+      for (int64_t j = 0; j < kFragsN; ++j) {
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            body, loc, loop.getResult(i * kFragsN + j), aTile,
+            ValueRange{region}, body.getIndexAttr(4), UnitAttr());
+        gpu::BarrierOp::create(body, loc);
+        Value lo = half(laneUnit), hi = half(plus(body, laneUnit, 1));
+        Value packed = vector::ShuffleOp::create(body, loc, lo, hi,
+                                                 ArrayRef<int64_t>{0, 1, 2, 3});
+        // Output element (row0 + 16 i + laneRow, col0 + 16 j + 8 (lane % 2))
+        // in 16-byte units.
+        Value row = arith::AddIOp::create(body, loc,
+                                          plus(body, row0, i * kFrag), laneRow);
+        Value col = arith::AddIOp::create(
+            body, loc, plus(body, col0, j * kFrag),
+            arith::MulIOp::create(body, loc, laneHalf, cst(body, 4)));
+        Value index = arith::DivUIOp::create(
+            body, loc,
+            arith::AddIOp::create(
+                body, loc, arith::MulIOp::create(body, loc, row, cst(body, n)),
+                col),
+            cst(body, kHalvesPerCopy));
+        memref::StoreOp::create(body, loc, packed, dFlat, index);
+        gpu::BarrierOp::create(body, loc);
+      }
+  }
   gpu::TerminatorOp::create(body, loc);
   op->erase();
   if (zeroFill)
     zeroFill->erase();
+  if (truncation) {
+    truncation->erase();
+    // The f32 output is now written by nobody and read by nobody.
+    if (auto alloc = c.getDefiningOp<memref::AllocOp>())
+      if (llvm::all_of(alloc->getUsers(), [](Operation *user) {
+            return isa<memref::DeallocOp>(user);
+          })) {
+        for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+          user->erase();
+        alloc->erase();
+      }
+  }
+}
+
+/// The elementwise truncation of `op`'s f32 output to f16 right after
+/// `op`, when nothing else reads the output: the cooperative-matrix kernel
+/// then writes the f16 result itself. Else null.
+linalg::GenericOp truncationAfter(linalg::LinalgOp op) {
+  Value c = op.getDpsInits()[0];
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInputs()[0] != c ||
+      generic.getNumReductionLoops() != 0 ||
+      !llvm::all_of(generic.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  auto d = dyn_cast<MemRefType>(generic.getDpsInits()[0].getType());
+  if (!d || !d.getElementType().isF16() || !d.getLayout().isIdentity() ||
+      d.getShape() != cast<MemRefType>(c.getType()).getShape())
+    return nullptr;
+  Block &body = generic.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!trunc || trunc.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != trunc.getResult() ||
+      trunc->getNextNode() != body.getTerminator())
+    return nullptr;
+  // Only allocation, fill, matmul, truncation and deallocation touch c.
+  auto alloc = c.getDefiningOp<memref::AllocOp>();
+  if (!alloc)
+    return nullptr;
+  for (Operation *user : c.getUsers())
+    if (user != op && user != generic &&
+        !isa<linalg::FillOp, memref::DeallocOp>(user))
+      return nullptr;
+  return generic;
 }
 
 /// The linalg.fill of zero into `op`'s output right before `op` (constants
@@ -822,7 +930,8 @@ struct MapMatmulsToGPUPass
                            << tile.subgroupsM * tile.subgroupsN
                            << " subgroups, k staged " << tile.k
                            << " at a time through workgroup memory";
-        buildCooperativeMatmul(op, tile, zeroFillBefore(op));
+        buildCooperativeMatmul(op, tile, zeroFillBefore(op),
+                               truncationAfter(op));
       }
     }
     std::vector<std::pair<linalg::LinalgOp, GemmView>> ops;

@@ -1,6 +1,7 @@
 // The nvidia-h200 target has cooperative matrices: the f16 matmul becomes
 // a SPIR-V 1.6 module of KHR cooperative-matrix ops, the other kernels stay
-// SPIR-V 1.3 modules. Targets without the capability keep the shared-memory
+// SPIR-V 1.3 modules (here the relu; the matmul's fill and f16 truncation
+// are part of its kernel). Targets without the capability keep the shared-memory
 // kernel.
 // RUN: fx-opt %s --fx-vulkan-pipeline=target=nvidia-h200 | FileCheck %s
 // RUN: fx-opt %s --fx-vulkan-pipeline=target=lavapipe | FileCheck %s --check-prefix=PLAIN
@@ -18,7 +19,8 @@
 // CHECK-DAG: spirv.module @{{.*}} Logical GLSL450 requires #spirv.vce<v1.{{[0-3]}}, [
 // PLAIN-NOT: CooperativeMatrix
 // PLAIN-NOT: v1.6
-func.func @forward(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>) -> tensor<128x128xf16> {
+func.func @forward(%a: tensor<128x64xf16>, %b: tensor<64x128xf16>) -> (tensor<128x128xf16>, tensor<128x64xf16>) {
   %r = fx.mm %a, %b : (tensor<128x64xf16>, tensor<64x128xf16>) -> tensor<128x128xf16>
-  return %r : tensor<128x128xf16>
+  %s = fx.relu %a : (tensor<128x64xf16>) -> tensor<128x64xf16>
+  return %r, %s : tensor<128x128xf16>, tensor<128x64xf16>
 }

@@ -115,3 +115,62 @@ func.func @one_fill(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %c: memref<64x
   linalg.matmul ins(%a, %b : memref<64x16xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// The truncation of the f32 result to f16 right after the matmul moves into
+// the kernel: each subgroup stores a fragment to workgroup memory, each lane
+// converts 8 values into one 16-byte store to the f16 output, and the f32
+// buffer, its fill and the truncation kernel are gone.
+// CHECK-LABEL: func.func @truncated
+// CHECK-NOT: memref.alloc
+// CHECK-NOT: linalg.fill
+// CHECK: %[[DV:.*]] = builtin.unrealized_conversion_cast %arg2 : memref<64x64xf16> to memref<512xvector<4xi32>>
+// CHECK: gpu.launch
+// CHECK-DAG: %[[AT:.*]] = memref.alloc() : memref<192xvector<4xi32>, 3>
+// CHECK: scf.for
+// CHECK-COUNT-16: gpu.subgroup_mma_store_matrix %{{.*}}, %[[AT]][%{{.*}}] {leadDimension = 4 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<192xvector<4xi32>, 3>
+// CHECK: arith.truncf %{{.*}} : vector<4xf32> to vector<4xf16>
+// CHECK: vector.bitcast %{{.*}} : vector<4xf16> to vector<2xi32>
+// CHECK: vector.shuffle
+// CHECK: memref.store %{{.*}}, %[[DV]][%{{.*}}] : memref<512xvector<4xi32>>
+// CHECK-NOT: gpu.subgroup_mma_store_matrix
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @truncated(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %d: memref<64x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{cooperative-matrix matmul}}
+  linalg.matmul ins(%a, %b : memref<64x16xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<64x64xf32>) outs(%d : memref<64x64xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %c : memref<64x64xf32>
+  return
+}
+
+// A truncation of a result that something else also reads stays a kernel
+// of its own.
+// CHECK-LABEL: func.func @truncated_and_read
+// CHECK: gpu.subgroup_mma_store_matrix %{{.*}}, %[[C:.*]][%{{.*}}, %{{.*}}] {leadDimension = 64 : index} : !gpu.mma_matrix<16x16xf32, "COp">, memref<64x64xf32>
+// CHECK: linalg.generic
+// CHECK: memref.copy
+func.func @truncated_and_read(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %d: memref<64x64xf16>, %e: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  // expected-remark @below {{cooperative-matrix matmul}}
+  linalg.matmul ins(%a, %b : memref<64x16xf16>, memref<16x64xf16>) outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%c : memref<64x64xf32>) outs(%d : memref<64x64xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.copy %c, %e : memref<64x64xf32> to memref<64x64xf32>
+  return
+}

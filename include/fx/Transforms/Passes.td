@@ -421,7 +421,10 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     directly (no pointer casts). The accumulators load from the output and
     store back to it, except that a zero `linalg.fill` of the output right
     before the matmul is dropped and the accumulators start as zero
-    fragments.
+    fragments. When the op right after the matmul truncates its f32 output
+    to an f16 buffer and nothing else reads the f32 output, the kernel
+    writes the f16 result itself (fragments through workgroup memory, 16-byte
+    stores), and the truncation and the f32 buffer go away.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -436,7 +439,8 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
                            "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
