@@ -630,58 +630,53 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
                      k / kHalvesPerCopy, false},
                     {bFlat, bTile, tile.n() / kHalvesPerCopy, bStride,
                      n / kHalvesPerCopy, true}};
-  auto loadStep = [&](OpBuilder &ob, Value k0) {
-    SmallVector<Value> values;
+  // Calls `fn(copy, row, col)` for each 16-byte unit this thread copies in
+  // a k step, in one fixed order: its row and unit column in the tile.
+  auto forEachUnit = [&](OpBuilder &ob,
+                         function_ref<void(const Copy &, Value, Value)> fn) {
     for (const Copy &copy : copies) {
       int64_t rows = copy.kIsRow ? tile.k : tile.m();
       for (int64_t i = 0; i < rows * copy.rowUnits / tile.threads(); ++i) {
         Value unit =
             arith::AddIOp::create(ob, loc, tid, cst(ob, i * tile.threads()));
-        Value row =
-            arith::DivUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
-        Value col =
-            arith::RemUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
-        // Global row and 16-byte column of this unit.
-        Value gRow, gCol;
-        if (copy.kIsRow) {
-          gRow = arith::AddIOp::create(ob, loc, k0, row);
-          gCol = arith::AddIOp::create(
-              ob, loc,
-              arith::DivUIOp::create(ob, loc, tileCol, cst(ob, kHalvesPerCopy)),
-              col);
-        } else {
-          gRow = arith::AddIOp::create(ob, loc, tileRow, row);
-          gCol = arith::AddIOp::create(
-              ob, loc,
-              arith::DivUIOp::create(ob, loc, k0, cst(ob, kHalvesPerCopy)),
-              col);
-        }
-        Value index = arith::AddIOp::create(
-            ob, loc,
-            arith::MulIOp::create(ob, loc, gRow, cst(ob, copy.globalStride)),
-            gCol);
-        values.push_back(memref::LoadOp::create(ob, loc, copy.flat, index));
+        fn(copy, arith::DivUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits)),
+           arith::RemUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits)));
       }
     }
+  };
+  auto loadStep = [&](OpBuilder &ob, Value k0) {
+    SmallVector<Value> values;
+    forEachUnit(ob, [&](const Copy &copy, Value row, Value col) {
+      // Global row and 16-byte column of this unit.
+      Value gRow, gCol;
+      if (copy.kIsRow) {
+        gRow = arith::AddIOp::create(ob, loc, k0, row);
+        gCol = arith::AddIOp::create(
+            ob, loc,
+            arith::DivUIOp::create(ob, loc, tileCol, cst(ob, kHalvesPerCopy)),
+            col);
+      } else {
+        gRow = arith::AddIOp::create(ob, loc, tileRow, row);
+        gCol = arith::AddIOp::create(
+            ob, loc,
+            arith::DivUIOp::create(ob, loc, k0, cst(ob, kHalvesPerCopy)), col);
+      }
+      Value index = arith::AddIOp::create(
+          ob, loc,
+          arith::MulIOp::create(ob, loc, gRow, cst(ob, copy.globalStride)),
+          gCol);
+      values.push_back(memref::LoadOp::create(ob, loc, copy.flat, index));
+    });
     return values;
   };
   auto storeStep = [&](OpBuilder &ob, ArrayRef<Value> values) {
     size_t next = 0;
-    for (const Copy &copy : copies) {
-      int64_t rows = copy.kIsRow ? tile.k : tile.m();
-      for (int64_t i = 0; i < rows * copy.rowUnits / tile.threads(); ++i) {
-        Value unit =
-            arith::AddIOp::create(ob, loc, tid, cst(ob, i * tile.threads()));
-        Value row =
-            arith::DivUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
-        Value col =
-            arith::RemUIOp::create(ob, loc, unit, cst(ob, copy.rowUnits));
-        Value index = arith::AddIOp::create(
-            ob, loc,
-            arith::MulIOp::create(ob, loc, row, cst(ob, copy.tileStride)), col);
-        memref::StoreOp::create(ob, loc, values[next++], copy.tile, index);
-      }
-    }
+    forEachUnit(ob, [&](const Copy &copy, Value row, Value col) {
+      Value index = arith::AddIOp::create(
+          ob, loc,
+          arith::MulIOp::create(ob, loc, row, cst(ob, copy.tileStride)), col);
+      memref::StoreOp::create(ob, loc, values[next++], copy.tile, index);
+    });
   };
 
   // Subgroup s (lanes 32s..32s+31) owns block (s / subgroupsN,
