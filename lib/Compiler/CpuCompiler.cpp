@@ -131,7 +131,8 @@ LogicalResult specializeArguments(func::FuncOp func,
   return pm.run(func);
 }
 
-FailureOr<rt::FunctionSignature> getSignature(func::FuncOp func) {
+FailureOr<rt::FunctionSignature> getSignature(func::FuncOp func,
+                                              bool allowDynamic) {
   rt::FunctionSignature sig;
   auto convert = [&](Type t, const std::string &what,
                      std::string name) -> FailureOr<rt::TensorSpec> {
@@ -141,11 +142,13 @@ FailureOr<rt::FunctionSignature> getSignature(func::FuncOp func) {
     if (!tensor || !dtype)
       return func.emitError()
              << what << " has type " << t << ", which has no runtime dtype";
-    if (!tensor.hasStaticShape())
+    if (!tensor.hasStaticShape() && !allowDynamic)
       return func.emitError() << what << " has the dynamic type " << t
                               << " after specialization to the input shapes";
-    return rt::TensorSpec{std::move(name), *dtype,
-                          std::vector<int64_t>(tensor.getShape())};
+    std::vector<int64_t> shape;
+    for (int64_t dim : tensor.getShape())
+      shape.push_back(ShapedType::isDynamic(dim) ? rt::kDynamicDim : dim);
+    return rt::TensorSpec{std::move(name), *dtype, std::move(shape)};
   };
   for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
     std::string name = "arg" + std::to_string(i);

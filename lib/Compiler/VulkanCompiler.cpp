@@ -5,6 +5,7 @@
 #include "fx/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -15,6 +16,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FileSystem.h"
@@ -115,6 +117,7 @@ public:
              << "lowered function takes " << func.getNumArguments()
              << " buffers; expected " << numInputs << " inputs and "
              << numOutputs << " outputs";
+    findOutputAliases(func, numInputs);
     for (BlockArgument arg : func.getArguments()) {
       bool isInput = arg.getArgNumber() < numInputs;
       vk::Buffer buffer;
@@ -122,25 +125,43 @@ public:
           isInput ? vk::Buffer::Kind::Input : vk::Buffer::Kind::Output;
       buffer.index =
           isInput ? arg.getArgNumber() : arg.getArgNumber() - numInputs;
-      FailureOr<uint64_t> bytes = bufferBytes(arg, func);
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (isInput && type) {
+        // An input's dynamic dimensions are the runtime's input shapes.
+        SmallVector<Size> dims;
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          dims.push_back(type.isDynamicDim(d)
+                             ? Size::of(addScalar(vk::Scalar::Op::InputDim,
+                                                  {buffer.index, uint32_t(d)}))
+                             : Size::constant(type.getDimSize(d)));
+        shapes[arg] = dims;
+      }
+      if (!isInput && type && !type.hasStaticShape()) {
+        // Sized by what is copied into it (or the allocation it replaces).
+        buffers[arg] = addBuffer(std::move(buffer));
+        continue;
+      }
+      FailureOr<Size> bytes = bufferBytes(arg, func);
       if (failed(bytes))
         return failure();
-      buffer.bytes = *bytes;
+      setBytes(buffer, *bytes);
       buffers[arg] = addBuffer(std::move(buffer));
     }
     for (Operation &op : func.getBody().front()) {
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              // Constants become scalars where a dynamic size uses them.
               .Case<arith::ConstantOp, memref::DeallocOp, func::ReturnOp>(
                   [](Operation *) { return success(); })
-              .Case<memref::AllocOp, memref::AllocaOp>([&](Operation *alloc) {
-                FailureOr<uint64_t> bytes =
-                    bufferBytes(alloc->getResult(0), alloc);
-                if (failed(bytes))
+              .Case<memref::AllocOp, memref::AllocaOp>(
+                  [&](Operation *alloc) { return addAllocation(alloc); })
+              .Case<memref::DimOp>(
+                  [&](memref::DimOp dim) { return addDim(dim); })
+              .Case<cf::AssertOp>([&](cf::AssertOp check) {
+                FailureOr<uint32_t> scalar = scalarOf(check.getArg(), check);
+                if (failed(scalar))
                   return failure();
-                vk::Buffer buffer;
-                buffer.bytes = *bytes;
-                buffers[alloc->getResult(0)] = addBuffer(std::move(buffer));
+                program.checks.push_back({*scalar, check.getMsg().str()});
                 return success();
               })
               .Case<memref::GetGlobalOp>(
@@ -153,38 +174,308 @@ public:
                   })
               .Case<gpu::LaunchFuncOp>(
                   [&](gpu::LaunchFuncOp launch) { return addDispatch(launch); })
-              .Default([](Operation *other) {
+              .Default([&](Operation *other) -> LogicalResult {
+                if (std::optional<LogicalResult> arithmetic =
+                        addArithmetic(other))
+                  return *arithmetic;
                 return other->emitOpError(
                     "cannot run on the Vulkan host side (the schedule holds "
-                    "only allocations, constants, copies and kernel "
-                    "launches)");
+                    "only allocations, constants, copies, kernel launches "
+                    "and index arithmetic on the input shapes)");
               });
       if (failed(result))
         return failure();
     }
-    return success();
+    return finishOutputs(func, numInputs);
   }
 
 private:
+  /// A size on the host: a constant, or a scalar of the program (a dynamic
+  /// dimension or what is computed from one).
+  struct Size {
+    int64_t value = 0;
+    uint32_t scalar = vk::kNoScalar;
+    static Size of(uint32_t scalar) { return {0, scalar}; }
+    static Size constant(int64_t value) { return {value, vk::kNoScalar}; }
+    bool isDynamic() const { return scalar != vk::kNoScalar; }
+  };
+
+  uint32_t addScalar(vk::Scalar::Op op, std::array<uint32_t, 3> operands,
+                     int64_t value = 0) {
+    vk::Scalar scalar;
+    scalar.op = op;
+    scalar.operands = operands;
+    scalar.value = value;
+    program.scalars.push_back(scalar);
+    return program.scalars.size() - 1;
+  }
+
+  /// The scalar of `size` (a constant one for a static size).
+  uint32_t scalarFor(Size size) {
+    return size.isDynamic()
+               ? size.scalar
+               : addScalar(vk::Scalar::Op::Constant, {}, size.value);
+  }
+
+  Size multiply(Size a, Size b) {
+    if (!a.isDynamic() && !b.isDynamic())
+      return Size::constant(a.value * b.value);
+    if (!a.isDynamic() && a.value == 1)
+      return b;
+    if (!b.isDynamic() && b.value == 1)
+      return a;
+    return Size::of(
+        addScalar(vk::Scalar::Op::Mul, {scalarFor(a), scalarFor(b)}));
+  }
+
+  /// The host scalar `value` holds (an index computed from the input
+  /// shapes), or an error at `user`.
+  FailureOr<uint32_t> scalarOf(Value value, Operation *user) {
+    auto it = scalars.find(value);
+    if (it != scalars.end())
+      return it->second;
+    if (std::optional<int64_t> constant = getConstantIntValue(value)) {
+      uint32_t scalar = addScalar(vk::Scalar::Op::Constant, {}, *constant);
+      scalars[value] = scalar;
+      return scalar;
+    }
+    InFlightDiagnostic diag = user->emitOpError(
+        "uses an integer the Vulkan host side cannot compute from the input "
+        "shapes");
+    if (Operation *def = value.getDefiningOp())
+      diag.attachNote(def->getLoc()) << "computed here";
+    return failure();
+  }
+
+  FailureOr<Size> sizeOf(Value value, Operation *user) {
+    if (std::optional<int64_t> constant = getConstantIntValue(value))
+      return Size::constant(*constant);
+    FailureOr<uint32_t> scalar = scalarOf(value, user);
+    if (failed(scalar))
+      return failure();
+    return Size::of(*scalar);
+  }
+
+  /// Index arithmetic on the host (what sizes dynamic buffers and grids):
+  /// a scalar of the program. std::nullopt for other ops.
+  std::optional<LogicalResult> addArithmetic(Operation *op) {
+    using Op = vk::Scalar::Op;
+    std::optional<Op> kind =
+        llvm::TypeSwitch<Operation *, std::optional<Op>>(op)
+            .Case([](arith::AddIOp) { return Op::Add; })
+            .Case([](arith::SubIOp) { return Op::Sub; })
+            .Case([](arith::MulIOp) { return Op::Mul; })
+            .Case([](arith::DivSIOp) { return Op::DivS; })
+            .Case([](arith::RemSIOp) { return Op::RemS; })
+            .Case([](arith::FloorDivSIOp) { return Op::FloorDivS; })
+            .Case([](arith::CeilDivSIOp) { return Op::CeilDivS; })
+            .Case([](arith::DivUIOp) { return Op::DivU; })
+            .Case([](arith::RemUIOp) { return Op::RemU; })
+            .Case([](arith::CeilDivUIOp) { return Op::CeilDivU; })
+            .Case([](arith::MinSIOp) { return Op::MinS; })
+            .Case([](arith::MaxSIOp) { return Op::MaxS; })
+            .Case([](arith::MinUIOp) { return Op::MinU; })
+            .Case([](arith::MaxUIOp) { return Op::MaxU; })
+            .Case([](arith::SelectOp) { return Op::Select; })
+            .Case([](arith::CmpIOp cmp) -> std::optional<Op> {
+              switch (cmp.getPredicate()) {
+              case arith::CmpIPredicate::eq:
+                return Op::Eq;
+              case arith::CmpIPredicate::ne:
+                return Op::Ne;
+              case arith::CmpIPredicate::slt:
+                return Op::Slt;
+              case arith::CmpIPredicate::sle:
+                return Op::Sle;
+              case arith::CmpIPredicate::sgt:
+                return Op::Sgt;
+              case arith::CmpIPredicate::sge:
+                return Op::Sge;
+              case arith::CmpIPredicate::ult:
+                return Op::Ult;
+              case arith::CmpIPredicate::ule:
+                return Op::Ule;
+              case arith::CmpIPredicate::ugt:
+                return Op::Ugt;
+              case arith::CmpIPredicate::uge:
+                return Op::Uge;
+              }
+              return std::nullopt;
+            })
+            .Default([](Operation *) { return std::nullopt; });
+    // Casts between index and 64-bit integers keep the value.
+    if (auto cast = dyn_cast<arith::IndexCastOp>(op)) {
+      if (!cast.getType().isIndex() && !cast.getType().isInteger(64))
+        return std::nullopt;
+      FailureOr<uint32_t> scalar = scalarOf(cast.getIn(), op);
+      if (failed(scalar))
+        return failure();
+      scalars[cast.getResult()] = *scalar;
+      return success();
+    }
+    if (!kind || op->getNumResults() != 1 ||
+        !op->getResult(0).getType().isSignlessIntOrIndex())
+      return std::nullopt;
+    std::array<uint32_t, 3> operands = {0, 0, 0};
+    for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+      FailureOr<uint32_t> scalar = scalarOf(operand, op);
+      if (failed(scalar))
+        return failure();
+      operands[i] = *scalar;
+    }
+    scalars[op->getResult(0)] = addScalar(*kind, operands);
+    return success();
+  }
+
+  /// memref.dim on the host: an input's shape, an allocation's size.
+  LogicalResult addDim(memref::DimOp dim) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    auto found = shapes.find(dim.getSource());
+    if (!index || found == shapes.end() || *index < 0 ||
+        *index >= int64_t(found->second.size()))
+      return dim.emitOpError("asks for a size the Vulkan host side does not "
+                             "know (a constant dimension of an input or an "
+                             "allocation)");
+    Size size = found->second[*index];
+    scalars[dim.getResult()] = scalarFor(size);
+    return success();
+  }
+
+  LogicalResult addAllocation(Operation *alloc) {
+    Value result = alloc->getResult(0);
+    auto type = cast<MemRefType>(result.getType());
+    SmallVector<Size> dims;
+    unsigned next = 0;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d)) {
+        dims.push_back(Size::constant(type.getDimSize(d)));
+        continue;
+      }
+      FailureOr<Size> size = sizeOf(alloc->getOperand(next++), alloc);
+      if (failed(size))
+        return failure();
+      dims.push_back(*size);
+    }
+    shapes[result] = dims;
+    FailureOr<Size> bytes = bufferBytes(result, alloc);
+    if (failed(bytes))
+      return failure();
+    // An allocation that the function only copies into an output is the
+    // output itself.
+    auto alias = outputAliases.find(result);
+    if (alias != outputAliases.end()) {
+      BlockArgument output = alias->second;
+      uint32_t id = buffers.lookup(output);
+      setBytes(program.buffers[id], *bytes);
+      shapes[output] = dims;
+      buffers[result] = id;
+      return success();
+    }
+    vk::Buffer buffer;
+    setBytes(buffer, *bytes);
+    buffers[result] = addBuffer(std::move(buffer));
+    return success();
+  }
+
+  /// Sets `buffer`'s size: rounded up to whole words if static.
+  static void setBytes(vk::Buffer &buffer, Size bytes) {
+    buffer.bytes = bytes.isDynamic() ? 0 : roundBufferBytes(bytes.value);
+    buffer.bytesScalar = bytes.scalar;
+  }
+
+  /// Dynamic outputs are written by copies from allocations (one-shot
+  /// bufferization cannot hoist an allocation whose size the caller does
+  /// not know). Where an allocation is copied whole into an output that
+  /// nothing else uses, and is not used after the copy, the allocation
+  /// becomes the output and the copy disappears.
+  void findOutputAliases(func::FuncOp func, size_t numInputs) {
+    for (BlockArgument arg : func.getArguments().drop_front(numInputs)) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type || type.hasStaticShape() || !arg.hasOneUse())
+        continue;
+      auto copy = dyn_cast<memref::CopyOp>(*arg.getUsers().begin());
+      if (!copy || copy.getTarget() != arg ||
+          copy->getBlock() != &func.getBody().front())
+        continue;
+      Value source = copy.getSource();
+      if (!source.getDefiningOp<memref::AllocOp>() ||
+          source.getParentBlock() != copy->getBlock() ||
+          source.getType() != arg.getType())
+        continue;
+      bool usedAfter = llvm::any_of(source.getUsers(), [&](Operation *user) {
+        Operation *top = copy->getBlock()->findAncestorOpInBlock(*user);
+        return top != copy && !isa<memref::DeallocOp>(user) &&
+               (!top || copy->isBeforeInBlock(top));
+      });
+      if (usedAfter || outputAliases.count(source))
+        continue;
+      outputAliases[source] = arg;
+      aliasedCopies.insert(copy);
+    }
+  }
+
+  /// Every dynamic output has its size from an allocation or a copy.
+  LogicalResult finishOutputs(func::FuncOp func, size_t numInputs) {
+    bool dynamic = false;
+    for (BlockArgument arg : func.getArguments().drop_front(numInputs)) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type || type.hasStaticShape())
+        continue;
+      dynamic = true;
+      auto found = shapes.find(arg);
+      if (found == shapes.end())
+        return func.emitError()
+               << "output " << arg.getArgNumber() - numInputs
+               << " has dynamic dimensions that the Vulkan host side cannot "
+                  "size (it is not copied from a buffer of known shape)";
+    }
+    if (!dynamic)
+      return success();
+    for (BlockArgument arg : func.getArguments().drop_front(numInputs)) {
+      auto type = cast<MemRefType>(arg.getType());
+      std::vector<uint32_t> dims;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        dims.push_back(type.isDynamicDim(d) ? scalarFor(shapes[arg][d])
+                                            : vk::kNoScalar);
+      program.outputDims.push_back(std::move(dims));
+    }
+    return success();
+  }
+
   uint32_t addBuffer(vk::Buffer buffer) {
-    buffer.bytes = roundBufferBytes(buffer.bytes);
+    // Dynamic outputs are sized later (setBytes).
+    bool unsized = buffer.kind == vk::Buffer::Kind::Output && buffer.bytes == 0;
+    buffer.bytes = buffer.bytesScalar == vk::kNoScalar && !unsized
+                       ? roundBufferBytes(buffer.bytes)
+                       : buffer.bytes;
     if (buffer.data.size() < buffer.bytes && !buffer.data.empty())
       buffer.data.resize(buffer.bytes, 0);
     program.buffers.push_back(std::move(buffer));
     return program.buffers.size() - 1;
   }
 
-  FailureOr<uint64_t> bufferBytes(Value value, Operation *where) {
+  /// The size in bytes of host memref `value`: static, or a scalar from
+  /// its dynamic dimensions.
+  FailureOr<Size> bufferBytes(Value value, Operation *where) {
     auto type = dyn_cast<MemRefType>(value.getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
-      return where->emitOpError("needs a static identity-layout memref on the "
+    if (!type || !type.getLayout().isIdentity())
+      return where->emitOpError("needs an identity-layout memref on the "
                                 "Vulkan host side, got ")
              << value.getType();
     std::optional<uint64_t> bytes = elementBytes(type.getElementType());
     if (!bytes)
       return where->emitOpError("element type ")
              << type.getElementType() << " has no Vulkan buffer layout";
-    return *bytes * type.getNumElements();
+    if (type.hasStaticShape())
+      return Size::constant(*bytes * type.getNumElements());
+    auto found = shapes.find(value);
+    if (found == shapes.end())
+      return where->emitOpError("needs the shape of a dynamic buffer the "
+                                "Vulkan host side does not know");
+    Size total = Size::constant(*bytes);
+    for (Size dim : found->second)
+      total = multiply(total, dim);
+    return total;
   }
 
   /// A kernel's view of a whole buffer with another element type: the
@@ -204,6 +495,24 @@ private:
         return std::nullopt;
       return *bytes * memref.getNumElements();
     };
+    auto fromType = dyn_cast<MemRefType>(cast.getOperand(0).getType());
+    auto toType = dyn_cast<MemRefType>(cast.getResult(0).getType());
+    if (fromType && toType && !fromType.hasStaticShape() &&
+        fromType.getShape() == toType.getShape() &&
+        fromType.getLayout().isIdentity() && toType.getLayout().isIdentity() &&
+        elementBytes(fromType.getElementType()) &&
+        elementBytes(fromType.getElementType()) ==
+            elementBytes(toType.getElementType()) &&
+        shapes.count(cast.getOperand(0))) {
+      // A dynamic buffer seen with another element type of the same size
+      // (bf16 as i16).
+      FailureOr<uint32_t> buffer = lookup(cast.getOperand(0), cast);
+      if (failed(buffer))
+        return failure();
+      shapes[cast.getResult(0)] = shapes.lookup(cast.getOperand(0));
+      buffers[cast.getResult(0)] = *buffer;
+      return success();
+    }
     std::optional<uint64_t> from = bytesOf(cast.getOperand(0).getType()),
                             to = bytesOf(cast.getResult(0).getType());
     if (!from || from != to)
@@ -239,9 +548,12 @@ private:
       buffers[get.getResult()] = found->second;
       return success();
     }
-    FailureOr<uint64_t> bytes = bufferBytes(get.getResult(), get);
-    if (failed(bytes))
+    if (!get.getType().hasStaticShape())
+      return get.emitOpError("refers to a constant of dynamic shape");
+    FailureOr<Size> size = bufferBytes(get.getResult(), get);
+    if (failed(size))
       return failure();
+    std::optional<uint64_t> bytes = size->value;
     vk::Buffer buffer;
     buffer.kind = vk::Buffer::Kind::Constant;
     buffer.bytes = *bytes;
@@ -285,16 +597,37 @@ private:
   }
 
   LogicalResult addCopy(memref::CopyOp copy) {
+    if (aliasedCopies.contains(copy))
+      return success();
     FailureOr<uint32_t> source = lookup(copy.getSource(), copy);
     FailureOr<uint32_t> target = lookup(copy.getTarget(), copy);
-    FailureOr<uint64_t> bytes = bufferBytes(copy.getSource(), copy);
-    if (failed(source) || failed(target) || failed(bytes))
+    if (failed(source) || failed(target))
+      return failure();
+    // A dynamic output copied into takes the source's shape.
+    auto targetArg = dyn_cast<BlockArgument>(copy.getTarget());
+    auto targetType = dyn_cast<MemRefType>(copy.getTarget().getType());
+    if (targetArg && targetType && !targetType.hasStaticShape() &&
+        !shapes.count(targetArg) &&
+        program.buffers[*target].kind == vk::Buffer::Kind::Output) {
+      auto found = shapes.find(copy.getSource());
+      if (found == shapes.end())
+        return copy.emitOpError("copies a buffer of unknown shape into a "
+                                "dynamic output");
+      shapes[targetArg] = found->second;
+      FailureOr<Size> bytes = bufferBytes(targetArg, copy);
+      if (failed(bytes))
+        return failure();
+      setBytes(program.buffers[*target], *bytes);
+    }
+    FailureOr<Size> bytes = bufferBytes(copy.getSource(), copy);
+    if (failed(bytes))
       return failure();
     vk::Copy step;
     step.source = *source;
     step.target = *target;
-    step.bytes = *bytes;
-    if (step.bytes == 0)
+    step.bytes = bytes->isDynamic() ? 0 : bytes->value;
+    step.bytesScalar = bytes->scalar;
+    if (!bytes->isDynamic() && step.bytes == 0)
       return success();
     program.copies.push_back(step);
     program.steps.push_back(
@@ -349,12 +682,35 @@ private:
     gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
     Value dims[3] = {grid.x, grid.y, grid.z};
     for (int i = 0; i < 3; ++i) {
-      std::optional<int64_t> n = getConstantIntValue(dims[i]);
-      if (!n || *n <= 0 || *n > UINT32_MAX)
-        return launch.emitOpError("needs a constant positive grid size");
-      dispatch.workgroups[i] = *n;
+      if (std::optional<int64_t> n = getConstantIntValue(dims[i])) {
+        if (*n <= 0 || *n > UINT32_MAX)
+          return launch.emitOpError("needs a positive grid size below 2^32");
+        dispatch.workgroups[i] = *n;
+        continue;
+      }
+      FailureOr<uint32_t> scalar = scalarOf(dims[i], launch);
+      if (failed(scalar))
+        return failure();
+      dispatch.workgroupScalars[i] = *scalar;
     }
     for (Value operand : launch.getKernelOperands()) {
+      if (operand.getType().isIndex()) {
+        // A size argument (fx-pass-kernel-sizes): a small buffer holding
+        // its value, one per scalar.
+        FailureOr<uint32_t> scalar = scalarOf(operand, launch);
+        if (failed(scalar))
+          return failure();
+        auto [it, inserted] = sizeBuffers.try_emplace(*scalar, 0);
+        if (inserted) {
+          vk::Buffer buffer;
+          buffer.kind = vk::Buffer::Kind::Size;
+          buffer.index = *scalar;
+          buffer.bytes = 4;
+          it->second = addBuffer(std::move(buffer));
+        }
+        dispatch.buffers.push_back(it->second);
+        continue;
+      }
       FailureOr<uint32_t> buffer = lookup(operand, launch);
       if (failed(buffer))
         return failure();
@@ -370,6 +726,15 @@ private:
   SymbolTable symbols;
   vk::Program &program;
   llvm::DenseMap<Value, uint32_t> buffers;
+  /// Host integers: their program scalars.
+  llvm::DenseMap<Value, uint32_t> scalars;
+  /// The dimensions of host memrefs with dynamic ones.
+  llvm::DenseMap<Value, SmallVector<Size>> shapes;
+  /// Allocations that are outputs (findOutputAliases), and their copies.
+  llvm::DenseMap<Value, BlockArgument> outputAliases;
+  llvm::SmallPtrSet<Operation *, 4> aliasedCopies;
+  /// The Size buffer of each scalar passed to kernels.
+  llvm::DenseMap<uint32_t, uint32_t> sizeBuffers;
   llvm::StringMap<uint32_t> globals;
   llvm::StringMap<uint32_t> kernels;
 };
@@ -399,7 +764,8 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   ScheduleBuilder builder(module, program);
   if (failed(builder.build(func)))
     return failure();
-  if (options.reuseTemporaries)
+  // With dynamic dimensions the runtime plans the arena per input shape.
+  if (options.reuseTemporaries && !program.isDynamic())
     vk::planTemporaryReuse(program);
   return program;
 }

@@ -91,6 +91,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       // Kernels read the underlying buffers: views fold into indices.
       ",fold-memref-alias-ops,canonicalize,cse"
       ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
+      ",fx-pass-kernel-sizes"
       ",spirv-attach-target{" +
       targetOptions +
       "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"

@@ -15,7 +15,9 @@
 #include "FileIO.h"
 #include "Json.h"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sys/mman.h>
@@ -70,13 +72,26 @@ const char *kindName(Buffer::Kind kind) {
     return "temporary";
   case Buffer::Kind::Constant:
     return "constant";
+  case Buffer::Kind::Size:
+    return "size";
   }
   return "temporary";
 }
 
+/// Names of vk::Scalar::Op in artifacts, in enum order.
+constexpr const char *kScalarOpNames[] = {
+    "constant", "input_dim", "add",  "sub",   "mul",   "divs",  "rems",
+    "floordivs", "ceildivs", "divu", "remu",  "ceildivu", "mins", "maxs",
+    "minu",     "maxu",      "eq",   "ne",    "slt",   "sle",   "sgt",
+    "sge",      "ult",       "ule",  "ugt",   "uge",   "select"};
+static_assert(std::size(kScalarOpNames) ==
+                  size_t(vk::Scalar::Op::Select) + 1,
+              "a name for every scalar operation");
+
 std::optional<Buffer::Kind> parseKind(const std::string &name) {
-  for (Buffer::Kind kind : {Buffer::Kind::Input, Buffer::Kind::Output,
-                            Buffer::Kind::Temporary, Buffer::Kind::Constant})
+  for (Buffer::Kind kind :
+       {Buffer::Kind::Input, Buffer::Kind::Output, Buffer::Kind::Temporary,
+        Buffer::Kind::Constant, Buffer::Kind::Size})
     if (name == kindName(kind))
       return kind;
   return std::nullopt;
@@ -96,14 +111,20 @@ Status checkText(const std::string &text, const std::string &what) {
 }
 
 Status checkSpec(const TensorSpec &spec, const std::string &what,
-                 bool isOutput) {
+                 bool isOutput, bool allowDynamic) {
   if (Status s = checkText(spec.name, what + " name"); !s.isOk())
     return s;
   for (int64_t dim : spec.shape)
-    if (dim < 0)
+    if (dim < 0 && !(dim == kDynamicDim && allowDynamic))
       return Status::error(what + " " + spec.str() +
-                           " has a negative dimension");
-  std::optional<size_t> bytes = checkedByteSize(spec.dtype, spec.shape);
+                           (dim == kDynamicDim
+                                ? " has a dynamic dimension, which only a "
+                                  "Vulkan program without CPU code can have"
+                                : " has a negative dimension"));
+  std::vector<int64_t> known = spec.shape;
+  for (int64_t &dim : known)
+    dim = std::max<int64_t>(dim, 0);
+  std::optional<size_t> bytes = checkedByteSize(spec.dtype, known);
   if (!bytes || *bytes > kArtifactMaxBytes)
     return Status::error(what + " " + spec.str() + " is larger than " +
                          kMaxBytesText);
@@ -120,14 +141,16 @@ Status checkEntry(const ArtifactEntry &entry) {
   if (entry.name.empty())
     return Status::error("the entry has no name");
   const FunctionSignature &sig = entry.signature;
+  // Dynamic dimensions: a Vulkan program sized at run time.
+  bool allowDynamic = entry.vulkan && !entry.cpu;
   for (size_t i = 0; i < sig.inputs.size(); ++i)
     if (Status s = checkSpec(sig.inputs[i], "input " + std::to_string(i),
-                             /*isOutput=*/false);
+                             /*isOutput=*/false, allowDynamic);
         !s.isOk())
       return s;
   for (size_t i = 0; i < sig.outputs.size(); ++i)
     if (Status s = checkSpec(sig.outputs[i], "output " + std::to_string(i),
-                             /*isOutput=*/true);
+                             /*isOutput=*/true, allowDynamic);
         !s.isOk())
       return s;
   if (entry.cpu) {
@@ -169,12 +192,18 @@ Status checkEntry(const ArtifactEntry &entry) {
       return Status::error(what + " has " + std::to_string(buffer.bytes) +
                            " bytes, more than " + kMaxBytesText);
     // The runtime allocates whole 32-bit words; the compiler rounds up.
-    if (buffer.bytes == 0 || buffer.bytes % 4 != 0)
+    if (buffer.bytesScalar == vk::kNoScalar &&
+        (buffer.bytes == 0 || buffer.bytes % 4 != 0))
       return Status::error(what + " has " + std::to_string(buffer.bytes) +
                            " bytes, not a positive multiple of 4");
     if (buffer.kind != Buffer::Kind::Constant && !buffer.data.empty())
       return Status::error(what + " is not a constant but has data");
   }
+  for (size_t c = 0; c < program.checks.size(); ++c)
+    if (Status s = checkText(program.checks[c].message,
+                             "shape check " + std::to_string(c) + " message");
+        !s.isOk())
+      return s;
   for (size_t f = 0; f < program.requiredFeatures.size(); ++f)
     if (Status s = checkText(program.requiredFeatures[f],
                              "required feature " + std::to_string(f));
@@ -237,6 +266,15 @@ private:
 std::string number(uint64_t value) { return std::to_string(value); }
 std::string boolean(bool value) { return value ? "true" : "false"; }
 
+/// A shape, dynamic dimensions as null.
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (int64_t dim : shape)
+    text += (text.size() > 1 ? ", " : "") +
+            (dim == kDynamicDim ? std::string("null") : std::to_string(dim));
+  return text + "]";
+}
+
 template <typename T> std::string numbers(const T &values) {
   std::string text = "[";
   for (auto value : values)
@@ -288,7 +326,7 @@ public:
     InlineObject object;
     object.add("name", json::quote(spec.name))
         .add("dtype", json::quote(dtypeName(spec.dtype)))
-        .add("shape", numbers(spec.shape));
+        .add("shape", shapeText(spec.shape));
     if (isInput)
       object.add("parameter", boolean(spec.parameter));
     return object.str();
@@ -314,29 +352,39 @@ public:
       InlineObject object;
       object.add("kind", json::quote(kindName(buffer.kind)));
       if (buffer.kind == Buffer::Kind::Input ||
-          buffer.kind == Buffer::Kind::Output)
+          buffer.kind == Buffer::Kind::Output ||
+          buffer.kind == Buffer::Kind::Size)
         object.add("index", number(buffer.index));
       object.add("bytes", number(buffer.bytes));
+      if (buffer.bytesScalar != vk::kNoScalar)
+        object.add("bytes_scalar", number(buffer.bytesScalar));
       if (buffer.arenaOffset)
         object.add("arena_offset", number(*buffer.arenaOffset));
       if (!buffer.data.empty())
         object.add("data", blob(buffer.data.data(), buffer.data.size()));
       buffers.push_back(object.str());
     }
-    for (const Dispatch &dispatch : program.dispatches)
-      dispatches.push_back(InlineObject()
-                               .add("kernel", number(dispatch.kernel))
-                               .add("workgroups", numbers(dispatch.workgroups))
-                               .add("buffers", numbers(dispatch.buffers))
-                               .str());
-    for (const Copy &copy : program.copies)
-      copies.push_back(InlineObject()
-                           .add("source", number(copy.source))
-                           .add("target", number(copy.target))
-                           .add("source_offset", number(copy.sourceOffset))
-                           .add("target_offset", number(copy.targetOffset))
-                           .add("bytes", number(copy.bytes))
-                           .str());
+    for (const Dispatch &dispatch : program.dispatches) {
+      InlineObject object;
+      object.add("kernel", number(dispatch.kernel))
+          .add("workgroups", numbers(dispatch.workgroups))
+          .add("buffers", numbers(dispatch.buffers));
+      if (dispatch.workgroupScalars !=
+          std::array<uint32_t, 3>{vk::kNoScalar, vk::kNoScalar, vk::kNoScalar})
+        object.add("workgroup_scalars", numbers(dispatch.workgroupScalars));
+      dispatches.push_back(object.str());
+    }
+    for (const Copy &copy : program.copies) {
+      InlineObject object;
+      object.add("source", number(copy.source))
+          .add("target", number(copy.target))
+          .add("source_offset", number(copy.sourceOffset))
+          .add("target_offset", number(copy.targetOffset))
+          .add("bytes", number(copy.bytes));
+      if (copy.bytesScalar != vk::kNoScalar)
+        object.add("bytes_scalar", number(copy.bytesScalar));
+      copies.push_back(object.str());
+    }
     for (const Step &step : program.steps)
       steps.push_back(
           InlineObject()
@@ -349,14 +397,38 @@ public:
     for (const std::string &feature : program.requiredFeatures)
       features.push_back(json::quote(feature));
     size_t inner = indent + 2;
-    return block({{"kernels", lines(kernels, inner)},
-                  {"buffers", lines(buffers, inner)},
-                  {"dispatches", lines(dispatches, inner)},
-                  {"copies", lines(copies, inner)},
-                  {"steps", lines(steps, inner)},
-                  {"required_features", lines(features, inner)},
-                  {"arena_bytes", number(program.arenaBytes)}},
-                 indent);
+    std::vector<std::pair<std::string, std::string>> members = {
+        {"kernels", lines(kernels, inner)},
+        {"buffers", lines(buffers, inner)},
+        {"dispatches", lines(dispatches, inner)},
+        {"copies", lines(copies, inner)},
+        {"steps", lines(steps, inner)},
+        {"required_features", lines(features, inner)},
+        {"arena_bytes", number(program.arenaBytes)}};
+    // Programs with dynamic dimensions only: static ones read as before.
+    if (!program.scalars.empty()) {
+      std::vector<std::string> scalars, checks, outputDims;
+      for (const vk::Scalar &scalar : program.scalars) {
+        InlineObject object;
+        object.add("op", json::quote(kScalarOpNames[size_t(scalar.op)]));
+        if (scalar.op == vk::Scalar::Op::Constant)
+          object.add("value", std::to_string(scalar.value));
+        else
+          object.add("operands", numbers(scalar.operands));
+        scalars.push_back(object.str());
+      }
+      for (const vk::ShapeCheck &check : program.checks)
+        checks.push_back(InlineObject()
+                             .add("scalar", number(check.scalar))
+                             .add("message", json::quote(check.message))
+                             .str());
+      for (const std::vector<uint32_t> &dims : program.outputDims)
+        outputDims.push_back(numbers(dims));
+      members.push_back({"scalars", lines(scalars, inner)});
+      members.push_back({"shape_checks", lines(checks, inner)});
+      members.push_back({"output_dims", lines(outputDims, inner)});
+    }
+    return block(members, indent);
   }
 
   std::string cpu(const CpuCode &code) {
@@ -669,11 +741,26 @@ private:
                    "unknown dtype " + json::quote(dtype) +
                        " (known: f32, f16, bf16, f64, i64, i32, i8, u8, i1)");
     spec.dtype = *parsed;
-    std::vector<uint64_t> shape;
-    if (Status s = getUnsignedArray(value, "shape", path, INT64_MAX, 0, shape);
-        !s.isOk())
-      return s;
-    spec.shape.assign(shape.begin(), shape.end());
+    Result<const json::Value *> shape =
+        getMember(value, "shape", path, Kind::Array);
+    if (!shape.isOk())
+      return shape.status();
+    for (size_t d = 0; d < shape.value()->elements.size(); ++d) {
+      const json::Value &dim = shape.value()->elements[d];
+      // null: a dynamic dimension.
+      if (dim.kind == Kind::Null) {
+        spec.shape.push_back(kDynamicDim);
+        continue;
+      }
+      uint64_t size;
+      if (Status s = toUnsigned(dim,
+                                join(path, "shape") + "[" + std::to_string(d) +
+                                    "]",
+                                INT64_MAX, size);
+          !s.isOk())
+        return s;
+      spec.shape.push_back(int64_t(size));
+    }
     if (isInput)
       if (Status s = getBool(value, "parameter", path, spec.parameter);
           !s.isOk())
@@ -721,16 +808,20 @@ private:
     if (!parsed)
       return error(join(path, "kind"),
                    "unknown buffer kind " + json::quote(kind) +
-                       " (known: input, output, temporary, constant)");
+                       " (known: input, output, temporary, constant, size)");
     buffer.kind = *parsed;
     if (buffer.kind == Buffer::Kind::Input ||
-        buffer.kind == Buffer::Kind::Output)
+        buffer.kind == Buffer::Kind::Output || buffer.kind == Buffer::Kind::Size)
       if (Status s = getU32(value, "index", path, buffer.index); !s.isOk())
         return s;
     if (Status s =
             getUnsigned(value, "bytes", path, kArtifactMaxBytes, buffer.bytes);
         !s.isOk())
       return s;
+    if (value.find("bytes_scalar"))
+      if (Status s = getU32(value, "bytes_scalar", path, buffer.bytesScalar);
+          !s.isOk())
+        return s;
     if (value.find("arena_offset")) {
       if (buffer.kind != Buffer::Kind::Temporary)
         return error(join(path, "arena_offset"),
@@ -793,6 +884,9 @@ private:
                   !s.isOk())
                 return s;
               dispatch.buffers.assign(buffers.begin(), buffers.end());
+              if (element.find("workgroup_scalars"))
+                return getSize3(element, "workgroup_scalars", where,
+                                dispatch.workgroupScalars);
               return Status::ok();
             });
         !s.isOk())
@@ -813,6 +907,8 @@ private:
               if (s.isOk())
                 s = getUnsigned(element, "bytes", where, kArtifactMaxBytes,
                                 copy.bytes);
+              if (s.isOk() && element.find("bytes_scalar"))
+                s = getU32(element, "bytes_scalar", where, copy.bytesScalar);
               return s;
             });
         !s.isOk())
@@ -849,8 +945,88 @@ private:
     }
     // Absent in artifacts written before temporaries shared an arena.
     if (value.find("arena_bytes"))
-      return getUnsigned(value, "arena_bytes", path, kArtifactMaxBytes,
-                         program.arenaBytes);
+      if (Status s = getUnsigned(value, "arena_bytes", path, kArtifactMaxBytes,
+                                 program.arenaBytes);
+          !s.isOk())
+        return s;
+    if (!value.find("scalars"))
+      return Status::ok();
+    return readDynamicParts(value, path, program);
+  }
+
+  /// The scalars, shape checks and output sizes of a program with dynamic
+  /// dimensions.
+  Status readDynamicParts(const json::Value &value, const std::string &path,
+                          Program &program) const {
+    if (Status s = forEachObject(
+            value, "scalars", path,
+            [&](const json::Value &element, const std::string &where) {
+              vk::Scalar &scalar = program.scalars.emplace_back();
+              std::string op;
+              if (Status s = getString(element, "op", where, op); !s.isOk())
+                return s;
+              const char *const *name =
+                  std::find(std::begin(kScalarOpNames),
+                            std::end(kScalarOpNames), op);
+              if (name == std::end(kScalarOpNames))
+                return error(join(where, "op"),
+                             "unknown scalar operation " + json::quote(op));
+              scalar.op = vk::Scalar::Op(name - std::begin(kScalarOpNames));
+              if (scalar.op != vk::Scalar::Op::Constant) {
+                std::vector<uint64_t> operands;
+                if (Status s = getUnsignedArray(element, "operands", where,
+                                                UINT32_MAX, 3, operands);
+                    !s.isOk())
+                  return s;
+                for (int i = 0; i < 3; ++i)
+                  scalar.operands[i] = uint32_t(operands[i]);
+                return Status::ok();
+              }
+              Result<const json::Value *> number =
+                  getMember(element, "value", where, Kind::Number);
+              if (!number.isOk())
+                return number.status();
+              if (!number.value()->integer)
+                return error(join(where, "value"),
+                             "expected a 64-bit integer, got " +
+                                 number.value()->text);
+              scalar.value = *number.value()->integer;
+              return Status::ok();
+            });
+        !s.isOk())
+      return s;
+    if (Status s = forEachObject(
+            value, "shape_checks", path,
+            [&](const json::Value &element, const std::string &where) {
+              vk::ShapeCheck &check = program.checks.emplace_back();
+              if (Status s = getU32(element, "scalar", where, check.scalar);
+                  !s.isOk())
+                return s;
+              return getString(element, "message", where, check.message);
+            });
+        !s.isOk())
+      return s;
+    Result<const json::Value *> dims =
+        getMember(value, "output_dims", path, Kind::Array);
+    if (!dims.isOk())
+      return dims.status();
+    const std::vector<json::Value> &elements = dims.value()->elements;
+    for (size_t o = 0; o < elements.size(); ++o) {
+      std::string where =
+          join(path, "output_dims") + "[" + std::to_string(o) + "]";
+      if (Status s = expect(elements[o], Kind::Array, where); !s.isOk())
+        return s;
+      std::vector<uint32_t> &out = program.outputDims.emplace_back();
+      for (size_t d = 0; d < elements[o].elements.size(); ++d) {
+        uint64_t scalar;
+        if (Status s = toUnsigned(elements[o].elements[d],
+                                  where + "[" + std::to_string(d) + "]",
+                                  UINT32_MAX, scalar);
+            !s.isOk())
+          return s;
+        out.push_back(uint32_t(scalar));
+      }
+    }
     return Status::ok();
   }
 

@@ -34,16 +34,20 @@ struct Model::Impl {
   Result<Variant *> pick(const std::vector<Tensor> &arguments) {
     if (variants.size() == 1)
       return &variants.front();
-    for (size_t v = 0; v < variants.size(); ++v) {
-      const FunctionSignature &sig = variants[v].signature;
-      bool match = sig.inputs.size() == arguments.size();
-      for (size_t i = 0; match && i < arguments.size(); ++i)
-        match = arguments[i].shape() == sig.inputs[i].shape;
-      if (match) {
-        last = v;
-        return &variants[v];
+    // A variant compiled for these shapes, else one sized at run time (a
+    // Vulkan program with dynamic dimensions).
+    for (bool exact : {true, false})
+      for (size_t v = 0; v < variants.size(); ++v) {
+        const FunctionSignature &sig = variants[v].signature;
+        bool match = sig.inputs.size() == arguments.size();
+        for (size_t i = 0; match && i < arguments.size(); ++i)
+          match = exact ? arguments[i].shape() == sig.inputs[i].shape
+                        : sig.inputs[i].admitsShape(arguments[i].shape());
+        if (match) {
+          last = v;
+          return &variants[v];
+        }
       }
-    }
     std::string shapes, compiled;
     for (size_t i = 0; i < arguments.size() && i < signature.inputs.size(); ++i)
       if (!signature.inputs[i].parameter)

@@ -56,10 +56,258 @@ std::string vk::describeBuffer(const Program &program, size_t index) {
     return name + " (output " + std::to_string(buffer.index) + ")";
   case Buffer::Kind::Constant:
     return name + " (constant)";
+  case Buffer::Kind::Size:
+    return name + " (size argument)";
   case Buffer::Kind::Temporary:
     return name;
   }
   return name;
+}
+
+bool Program::isDynamic() const {
+  if (!scalars.empty())
+    return true;
+  for (const std::vector<TensorSpec> *specs :
+       {&signature.inputs, &signature.outputs})
+    for (const TensorSpec &spec : *specs)
+      for (int64_t dim : spec.shape)
+        if (dim == kDynamicDim)
+          return true;
+  return false;
+}
+
+namespace {
+
+/// The value of scalar `s` given the values of the scalars before it.
+Result<int64_t> evaluateScalar(const Scalar &s, const std::vector<int64_t> &v,
+                               const std::vector<std::vector<int64_t>> &shapes) {
+  if (s.op == Scalar::Op::Constant)
+    return s.value;
+  if (s.op == Scalar::Op::InputDim)
+    return shapes[s.operands[0]][s.operands[1]];
+  int64_t a = v[s.operands[0]], b = v[s.operands[1]];
+  uint64_t ua = uint64_t(a), ub = uint64_t(b);
+  int64_t r = 0;
+  auto overflow = [] {
+    return Status::error("a size computed from the input shapes overflows "
+                         "64 bits");
+  };
+  auto divisionByZero = [] {
+    return Status::error("a size computed from the input shapes divides by "
+                         "zero");
+  };
+  bool divides = s.op == Scalar::Op::DivS || s.op == Scalar::Op::RemS ||
+                 s.op == Scalar::Op::FloorDivS ||
+                 s.op == Scalar::Op::CeilDivS || s.op == Scalar::Op::DivU ||
+                 s.op == Scalar::Op::RemU || s.op == Scalar::Op::CeilDivU;
+  if (divides && b == 0)
+    return divisionByZero();
+  bool signedDivision = s.op == Scalar::Op::DivS ||
+                        s.op == Scalar::Op::RemS ||
+                        s.op == Scalar::Op::FloorDivS ||
+                        s.op == Scalar::Op::CeilDivS;
+  if (signedDivision && a == INT64_MIN && b == -1)
+    return overflow();
+  switch (s.op) {
+  case Scalar::Op::Constant:
+  case Scalar::Op::InputDim:
+    return r;
+  case Scalar::Op::Add:
+    if (__builtin_add_overflow(a, b, &r))
+      return overflow();
+    return r;
+  case Scalar::Op::Sub:
+    if (__builtin_sub_overflow(a, b, &r))
+      return overflow();
+    return r;
+  case Scalar::Op::Mul:
+    if (__builtin_mul_overflow(a, b, &r))
+      return overflow();
+    return r;
+  case Scalar::Op::DivS:
+    return a / b;
+  case Scalar::Op::RemS:
+    return a % b;
+  case Scalar::Op::FloorDivS:
+    return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+  case Scalar::Op::CeilDivS:
+    return a / b + ((a % b != 0) && ((a < 0) == (b < 0)));
+  case Scalar::Op::DivU:
+    return int64_t(ua / ub);
+  case Scalar::Op::RemU:
+    return int64_t(ua % ub);
+  case Scalar::Op::CeilDivU:
+    return int64_t(ua / ub + (ua % ub != 0));
+  case Scalar::Op::MinS:
+    return std::min(a, b);
+  case Scalar::Op::MaxS:
+    return std::max(a, b);
+  case Scalar::Op::MinU:
+    return int64_t(std::min(ua, ub));
+  case Scalar::Op::MaxU:
+    return int64_t(std::max(ua, ub));
+  case Scalar::Op::Eq:
+    return a == b;
+  case Scalar::Op::Ne:
+    return a != b;
+  case Scalar::Op::Slt:
+    return a < b;
+  case Scalar::Op::Sle:
+    return a <= b;
+  case Scalar::Op::Sgt:
+    return a > b;
+  case Scalar::Op::Sge:
+    return a >= b;
+  case Scalar::Op::Ult:
+    return ua < ub;
+  case Scalar::Op::Ule:
+    return ua <= ub;
+  case Scalar::Op::Ugt:
+    return ua > ub;
+  case Scalar::Op::Uge:
+    return ua >= ub;
+  case Scalar::Op::Select:
+    return a != 0 ? b : v[s.operands[2]];
+  }
+  return r;
+}
+
+/// How many operands (earlier scalars) scalar operation `op` reads.
+int scalarOperands(Scalar::Op op) {
+  switch (op) {
+  case Scalar::Op::Constant:
+  case Scalar::Op::InputDim:
+    return 0;
+  case Scalar::Op::Select:
+    return 3;
+  default:
+    return 2;
+  }
+}
+
+} // namespace
+
+Result<Program>
+vk::specializeProgram(const Program &program,
+                      const std::vector<std::vector<int64_t>> &inputShapes,
+                      bool reuseTemporaries) {
+  if (!program.isDynamic())
+    return program;
+  if (Status s = validateProgram(program); !s.isOk())
+    return s;
+  const FunctionSignature &sig = program.signature;
+  if (inputShapes.size() != sig.inputs.size())
+    return Status::error("expected " + std::to_string(sig.inputs.size()) +
+                         " input shapes, got " +
+                         std::to_string(inputShapes.size()));
+  for (size_t i = 0; i < inputShapes.size(); ++i) {
+    if (!sig.inputs[i].admitsShape(inputShapes[i]))
+      return Status::error("input " + std::to_string(i) + " expects " +
+                           sig.inputs[i].str() + ", got a shape of rank " +
+                           std::to_string(inputShapes[i].size()) +
+                           " or other static sizes");
+    for (int64_t dim : inputShapes[i])
+      if (dim < 0)
+        return Status::error("input " + std::to_string(i) +
+                             " has a negative dimension");
+  }
+  std::vector<int64_t> values;
+  values.reserve(program.scalars.size());
+  for (const Scalar &scalar : program.scalars) {
+    Result<int64_t> value = evaluateScalar(scalar, values, inputShapes);
+    if (!value.isOk())
+      return value.status();
+    values.push_back(value.value());
+  }
+  for (const ShapeCheck &check : program.checks)
+    if (values[check.scalar] == 0)
+      return Status::error(check.message);
+
+  Program out = program;
+  out.scalars.clear();
+  out.checks.clear();
+  out.outputDims.clear();
+  for (size_t i = 0; i < inputShapes.size(); ++i)
+    out.signature.inputs[i].shape = inputShapes[i];
+  for (size_t o = 0; o < out.signature.outputs.size(); ++o) {
+    std::vector<int64_t> &shape = out.signature.outputs[o].shape;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] != kDynamicDim)
+        continue;
+      int64_t size = values[program.outputDims[o][d]];
+      if (size < 0)
+        return Status::error("output " + std::to_string(o) + " dimension " +
+                             std::to_string(d) + " comes out negative (" +
+                             std::to_string(size) + ")");
+      shape[d] = size;
+    }
+  }
+  for (size_t b = 0; b < out.buffers.size(); ++b) {
+    Buffer &buffer = out.buffers[b];
+    if (buffer.kind == Buffer::Kind::Size) {
+      int64_t value = values[buffer.index];
+      if (value < INT32_MIN || value > INT32_MAX)
+        return Status::error(describeBuffer(program, b) + " holds " +
+                             std::to_string(value) +
+                             ", beyond the 32-bit integers kernels use");
+      buffer.kind = Buffer::Kind::Constant;
+      buffer.index = 0;
+      buffer.bytes = 4;
+      uint32_t word = uint32_t(int32_t(value));
+      buffer.data = {uint8_t(word), uint8_t(word >> 8), uint8_t(word >> 16),
+                     uint8_t(word >> 24)};
+    }
+    if (buffer.bytesScalar != kNoScalar) {
+      int64_t bytes = values[buffer.bytesScalar];
+      if (bytes < 0)
+        return Status::error(describeBuffer(program, b) + " comes out " +
+                             std::to_string(bytes) + " bytes long");
+      buffer.bytes = std::max<uint64_t>(4, (uint64_t(bytes) + 3) / 4 * 4);
+      buffer.bytesScalar = kNoScalar;
+    }
+  }
+  std::vector<bool> dispatchRuns(out.dispatches.size(), true),
+      copyRuns(out.copies.size(), true);
+  for (size_t d = 0; d < out.dispatches.size(); ++d) {
+    Dispatch &dispatch = out.dispatches[d];
+    for (int i = 0; i < 3; ++i) {
+      uint32_t scalar = dispatch.workgroupScalars[i];
+      if (scalar == kNoScalar)
+        continue;
+      int64_t count = values[scalar];
+      if (count < 0 || count > INT64_C(0xffffffff))
+        return Status::error("dispatch " + std::to_string(d) + " of kernel '" +
+                             out.kernels[dispatch.kernel].name + "' needs " +
+                             std::to_string(count) + " workgroups");
+      dispatch.workgroups[i] = uint32_t(count);
+      dispatch.workgroupScalars[i] = kNoScalar;
+    }
+    dispatchRuns[d] = dispatch.workgroups[0] && dispatch.workgroups[1] &&
+                      dispatch.workgroups[2];
+  }
+  for (size_t c = 0; c < out.copies.size(); ++c) {
+    Copy &copy = out.copies[c];
+    if (copy.bytesScalar == kNoScalar)
+      continue;
+    int64_t bytes = values[copy.bytesScalar];
+    if (bytes < 0)
+      return Status::error("copy " + std::to_string(c) + " comes out " +
+                           std::to_string(bytes) + " bytes long");
+    copy.bytes = uint64_t(bytes);
+    copy.bytesScalar = kNoScalar;
+    copyRuns[c] = copy.bytes != 0;
+  }
+  std::vector<Step> steps;
+  for (const Step &step : out.steps)
+    if (step.kind == Step::Kind::Dispatch ? dispatchRuns[step.index]
+                                          : copyRuns[step.index])
+      steps.push_back(step);
+  out.steps = std::move(steps);
+  if (reuseTemporaries)
+    planTemporaryReuse(out);
+  if (Status s = validateProgram(out); !s.isOk())
+    return s;
+  return out;
 }
 
 std::vector<std::optional<LiveRange>>
@@ -190,10 +438,99 @@ Status validateArena(const Program &p) {
 }
 } // namespace
 
+namespace {
+/// The dynamic-dimension part of validateProgram.
+Status validateScalars(const Program &p) {
+  auto fail = [](const std::string &message) {
+    return Status::error("invalid Vulkan program: " + message);
+  };
+  const std::vector<TensorSpec> &inputs = p.signature.inputs;
+  for (size_t i = 0; i < p.scalars.size(); ++i) {
+    const Scalar &scalar = p.scalars[i];
+    std::string what = "scalar " + std::to_string(i);
+    if (scalar.op > Scalar::Op::Select)
+      return fail(what + " has an unknown operation");
+    if (scalar.op == Scalar::Op::InputDim) {
+      uint32_t input = scalar.operands[0], dim = scalar.operands[1];
+      if (input >= inputs.size() || dim >= inputs[input].shape.size())
+        return fail(what + " reads dimension " + std::to_string(dim) +
+                    " of input " + std::to_string(input) +
+                    ", which does not exist");
+      continue;
+    }
+    for (int k = 0; k < scalarOperands(scalar.op); ++k)
+      if (scalar.operands[k] >= i)
+        return fail(what + " uses scalar " +
+                    std::to_string(scalar.operands[k]) +
+                    ", which does not come before it");
+  }
+  auto known = [&](uint32_t scalar) {
+    return scalar == kNoScalar || scalar < p.scalars.size();
+  };
+  for (size_t c = 0; c < p.checks.size(); ++c)
+    if (p.checks[c].scalar >= p.scalars.size())
+      return fail("shape check " + std::to_string(c) +
+                  " names a scalar out of range");
+  for (size_t b = 0; b < p.buffers.size(); ++b) {
+    const Buffer &buffer = p.buffers[b];
+    if (!known(buffer.bytesScalar) ||
+        (buffer.kind == Buffer::Kind::Size && buffer.index >= p.scalars.size()))
+      return fail(describeBuffer(p, b) + " names a scalar out of range");
+    if (buffer.bytesScalar != kNoScalar && buffer.arenaOffset)
+      return fail(describeBuffer(p, b) +
+                  " has a dynamic size and an arena offset");
+    if (buffer.bytesScalar != kNoScalar &&
+        (buffer.kind == Buffer::Kind::Constant ||
+         buffer.kind == Buffer::Kind::Size))
+      return fail(describeBuffer(p, b) + " cannot have a dynamic size");
+  }
+  for (size_t d = 0; d < p.dispatches.size(); ++d)
+    for (uint32_t scalar : p.dispatches[d].workgroupScalars)
+      if (!known(scalar))
+        return fail("dispatch " + std::to_string(d) +
+                    " names a scalar out of range");
+  for (size_t c = 0; c < p.copies.size(); ++c) {
+    const Copy &copy = p.copies[c];
+    if (!known(copy.bytesScalar))
+      return fail("copy " + std::to_string(c) + " names a scalar out of range");
+    if (copy.bytesScalar != kNoScalar && (copy.sourceOffset || copy.targetOffset))
+      return fail("copy " + std::to_string(c) +
+                  " has a dynamic size and an offset");
+  }
+  const std::vector<TensorSpec> &outputs = p.signature.outputs;
+  if (!p.outputDims.empty() && p.outputDims.size() != outputs.size())
+    return fail("sizes are given for " + std::to_string(p.outputDims.size()) +
+                " outputs of " + std::to_string(outputs.size()));
+  for (size_t o = 0; o < outputs.size(); ++o)
+    for (size_t d = 0; d < outputs[o].shape.size(); ++d) {
+      bool dynamic = outputs[o].shape[d] == kDynamicDim;
+      uint32_t scalar = kNoScalar;
+      if (!p.outputDims.empty()) {
+        if (p.outputDims[o].size() != outputs[o].shape.size())
+          return fail("output " + std::to_string(o) + " has " +
+                      std::to_string(outputs[o].shape.size()) +
+                      " dimensions but sizes for " +
+                      std::to_string(p.outputDims[o].size()));
+        scalar = p.outputDims[o][d];
+      }
+      if (dynamic ? scalar >= p.scalars.size() : scalar != kNoScalar)
+        return fail("output " + std::to_string(o) + " dimension " +
+                    std::to_string(d) +
+                    (dynamic ? " is dynamic without a scalar for its size"
+                             : " is static but has a scalar for its size"));
+    }
+  if (p.isDynamic() && p.arenaBytes)
+    return fail("a program with dynamic sizes has a temporary arena");
+  return Status::ok();
+}
+} // namespace
+
 Status vk::validateProgram(const Program &p) {
   auto fail = [](const std::string &message) {
     return Status::error("invalid Vulkan program: " + message);
   };
+  if (Status s = validateScalars(p); !s.isOk())
+    return s;
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const Kernel &kernel = p.kernels[k];
     if (kernel.spirv.size() < 5 || kernel.spirv[0] != kSpirvMagic)
@@ -216,8 +553,9 @@ Status vk::validateProgram(const Program &p) {
                     std::to_string(p.signature.outputs.size()) + " outputs");
       ++outputBuffers[buffer.index];
     }
-    if (buffer.kind == Buffer::Kind::Input ||
-        buffer.kind == Buffer::Kind::Output) {
+    if ((buffer.kind == Buffer::Kind::Input ||
+         buffer.kind == Buffer::Kind::Output) &&
+        buffer.bytesScalar == kNoScalar) {
       // Runs copy min(tensor, buffer) bytes, so a short buffer would not
       // crash the host, but kernels would read and write past its end.
       const TensorSpec &spec = buffer.kind == Buffer::Kind::Input
@@ -268,11 +606,13 @@ Status vk::validateProgram(const Program &p) {
     auto inside = [](uint64_t offset, uint64_t bytes, uint64_t size) {
       return offset <= size && bytes <= size - offset;
     };
-    if (!inside(copy.sourceOffset, copy.bytes, p.buffers[copy.source].bytes) ||
-        !inside(copy.targetOffset, copy.bytes, p.buffers[copy.target].bytes))
+    if (copy.bytesScalar == kNoScalar &&
+        (!inside(copy.sourceOffset, copy.bytes, p.buffers[copy.source].bytes) ||
+         !inside(copy.targetOffset, copy.bytes,
+                 p.buffers[copy.target].bytes)))
       return fail(what + " of " + std::to_string(copy.bytes) +
                   " bytes reaches past the end of its buffers");
-    if (copy.source == copy.target && copy.bytes &&
+    if (copy.source == copy.target && (copy.bytes || copy.bytesScalar != kNoScalar) &&
         copy.sourceOffset < copy.targetOffset + copy.bytes &&
         copy.targetOffset < copy.sourceOffset + copy.bytes)
       return fail(what + " copies between overlapping ranges of " +

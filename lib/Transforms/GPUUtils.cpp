@@ -5,6 +5,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -54,6 +57,47 @@ SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
     rest = arith::DivUIOp::create(b, loc, rest, size);
   }
   return indices;
+}
+
+SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
+                                         Value linear,
+                                         ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> known;
+  for (OpFoldResult size : sizes)
+    known.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  if (llvm::none_of(ArrayRef<int64_t>(known).drop_front(),
+                    ShapedType::isDynamic))
+    return delinearize(b, loc, linear, known);
+  SmallVector<Value> indices(sizes.size());
+  Value rest = linear;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d > 0; --d) {
+    Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  if (!sizes.empty())
+    indices[0] = rest;
+  return indices;
+}
+
+Value mlir::fx::productOf(OpBuilder &b, Location loc,
+                          ArrayRef<OpFoldResult> sizes) {
+  int64_t constant = 1;
+  Value product;
+  for (OpFoldResult size : sizes) {
+    if (std::optional<int64_t> known = getConstantIntValue(size)) {
+      constant *= *known;
+      continue;
+    }
+    Value value = cast<Value>(size);
+    product = product ? arith::MulIOp::create(b, loc, product, value) : value;
+  }
+  if (!product)
+    return arith::ConstantIndexOp::create(b, loc, constant);
+  if (constant != 1)
+    product = arith::MulIOp::create(
+        b, loc, product, arith::ConstantIndexOp::create(b, loc, constant));
+  return product;
 }
 
 void mlir::fx::emitUnrolledStridedLoop(

@@ -11,6 +11,10 @@
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -21,12 +25,15 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <map>
+
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXMAPPARALLELLOOPSTOGPU
 #define GEN_PASS_DEF_FXSETSPIRVENTRYPOINTABI
 #define GEN_PASS_DEF_FXPREPARELINALGFORGPU
 #define GEN_PASS_DEF_FXEXPANDMATHFORSPIRV
 #define GEN_PASS_DEF_FXGUARDZEROTRIPLOOPS
+#define GEN_PASS_DEF_FXPASSKERNELSIZES
 #include "fx/Transforms/Passes.h.inc"
 } // namespace mlir::fx
 
@@ -34,18 +41,31 @@ using namespace mlir;
 
 namespace {
 
-/// Static trip counts of `loop`'s dimensions, or failure if a bound or step
-/// is not a constant.
-static FailureOr<SmallVector<int64_t>> staticTripCounts(scf::ParallelOp loop) {
-  SmallVector<int64_t> counts;
+/// The trip counts of `loop`'s dimensions, built before `loop` where a
+/// bound or step is not a constant (a dynamic dimension).
+static SmallVector<OpFoldResult> tripCounts(OpBuilder &b,
+                                            scf::ParallelOp loop) {
+  SmallVector<OpFoldResult> counts;
+  Location loc = loop.getLoc();
   for (auto [lb, ub, step] :
        llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
     std::optional<int64_t> l = getConstantIntValue(lb);
     std::optional<int64_t> u = getConstantIntValue(ub);
     std::optional<int64_t> s = getConstantIntValue(step);
-    if (!l || !u || !s || *s <= 0)
-      return failure();
-    counts.push_back(*u > *l ? (*u - *l + *s - 1) / *s : 0);
+    if (l && u && s && *s > 0) {
+      counts.push_back(b.getIndexAttr(*u > *l ? (*u - *l + *s - 1) / *s : 0));
+      continue;
+    }
+    if (l == 0 && s == 1) {
+      counts.push_back(ub);
+      continue;
+    }
+    // max(ub - lb, 0) ceildiv step.
+    Value extent = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, ub, lb),
+        arith::ConstantIndexOp::create(b, loc, 0));
+    counts.push_back(
+        arith::CeilDivUIOp::create(b, loc, extent, step).getResult());
   }
   return counts;
 }
@@ -54,27 +74,36 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
                              int64_t maxWorkgroups) {
   if (loop.getNumReductions() != 0)
     return loop.emitOpError("with reductions cannot be mapped to GPU threads");
-  FailureOr<SmallVector<int64_t>> counts = staticTripCounts(loop);
-  if (failed(counts))
-    return loop.emitOpError(
-        "has dynamic bounds: the Vulkan pipeline needs static shapes "
-        "(specialize the function to its inputs first)");
-  int64_t total = 1;
-  for (int64_t c : *counts)
-    total *= c;
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  if (total == 0) {
-    loop.erase();
-    return success();
-  }
-  int64_t groups =
-      std::min(maxWorkgroups, (total + workgroupSize - 1) / workgroupSize);
   auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
+  SmallVector<OpFoldResult> counts = tripCounts(b, loop);
+  std::optional<SmallVector<int64_t>> staticCounts =
+      getConstantIntValues(counts);
+  // With dynamic dimensions the host computes the trip count and the grid
+  // (one workgroup per `workgroupSize` iterations, at most maxWorkgroups);
+  // the kernel strides by the grid it was launched with.
+  Value total, groups;
+  int64_t staticTotal = 0, staticGroups = 0;
+  if (staticCounts) {
+    staticTotal = computeProduct(*staticCounts);
+    if (staticTotal == 0) {
+      loop.erase();
+      return success();
+    }
+    staticGroups = std::min(maxWorkgroups,
+                            (staticTotal + workgroupSize - 1) / workgroupSize);
+    groups = cst(b, staticGroups);
+  } else {
+    total = fx::productOf(b, loc, counts);
+    groups = arith::MinUIOp::create(
+        b, loc, arith::CeilDivUIOp::create(b, loc, total, cst(b, workgroupSize)),
+        cst(b, maxWorkgroups));
+  }
   Value one = cst(b, 1);
-  auto launch = gpu::LaunchOp::create(b, loc, cst(b, groups), one, one,
+  auto launch = gpu::LaunchOp::create(b, loc, groups, one, one,
                                       cst(b, workgroupSize), one, one);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   gpu::KernelDim3 blockIds = launch.getBlockIds();
@@ -87,7 +116,7 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   // The body of one iteration, at linear index `id`.
   auto emitIteration = [&](OpBuilder &builder, Value id) {
     IRMapping mapping;
-    SmallVector<Value> indices = fx::delinearize(builder, loc, id, *counts);
+    SmallVector<Value> indices = fx::delinearize(builder, loc, id, counts);
     for (int64_t d = 0; d < loop.getNumLoops(); ++d) {
       Value iv = arith::AddIOp::create(
           builder, loc, loop.getLowerBound()[d],
@@ -98,10 +127,16 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
       builder.clone(op, mapping);
   };
 
-  int64_t gridThreads = groups * workgroupSize;
-  if (gridThreads >= total) {
+  int64_t gridThreads = staticGroups * workgroupSize;
+  if (!staticCounts) {
+    Value stride = arith::MulIOp::create(
+        body, loc, launch.getGridSize().x, cst(body, workgroupSize));
+    auto strided = scf::ForOp::create(body, loc, linear, total, stride);
+    OpBuilder loopBuilder = OpBuilder::atBlockBegin(strided.getBody());
+    emitIteration(loopBuilder, strided.getInductionVar());
+  } else if (gridThreads >= staticTotal) {
     Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
-                                          linear, cst(body, total));
+                                          linear, cst(body, staticTotal));
     auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
     OpBuilder thenBuilder = guard.getThenBodyBuilder();
     emitIteration(thenBuilder, linear);
@@ -109,11 +144,11 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
                  loop.getBody()->without_terminator(),
                  [](Operation &op) { return op.getNumRegions() == 0; })) {
     // Several iterations per trip, their loads issued together.
-    fx::emitUnrolledStridedLoop(body, loc, linear, total,
+    fx::emitUnrolledStridedLoop(body, loc, linear, staticTotal,
                                 cst(body, gridThreads), fx::kStridedUnroll,
                                 emitIteration);
   } else {
-    auto stride = scf::ForOp::create(body, loc, linear, cst(body, total),
+    auto stride = scf::ForOp::create(body, loc, linear, cst(body, staticTotal),
                                      cst(body, gridThreads));
     OpBuilder loopBuilder = OpBuilder::atBlockBegin(stride.getBody());
     emitIteration(loopBuilder, stride.getInductionVar());
@@ -169,7 +204,7 @@ static void expandViewCopy(memref::CopyOp copy) {
 static bool staysOnHost(Operation *op) {
   return isa<gpu::LaunchOp, memref::AllocOp, memref::AllocaOp,
              memref::DeallocOp, memref::GetGlobalOp, memref::CopyOp,
-             func::ReturnOp>(op) ||
+             func::ReturnOp, cf::AssertOp>(op) ||
          op->hasTrait<OpTrait::ConstantLike>() ||
          (isPure(op) && op->getNumRegions() == 0);
 }
@@ -435,6 +470,84 @@ struct SetSPIRVEntryPointABIPass
       }
       module.setTargetsAttr(ArrayAttr::get(&getContext(), lowered));
     });
+  }
+};
+
+struct PassKernelSizesPass
+    : public fx::impl::FXPassKernelSizesBase<PassKernelSizesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // The launches of each kernel, by its symbol.
+    llvm::DenseMap<Operation *, SmallVector<gpu::LaunchFuncOp>> launches;
+    SymbolTableCollection symbols;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      if (Operation *kernel =
+              symbols.lookupNearestSymbolFrom(launch, launch.getKernel()))
+        launches[kernel].push_back(launch);
+    });
+    WalkResult result = module.walk([&](gpu::GPUFuncOp func) {
+      if (!func.isKernel() || func.isExternal())
+        return WalkResult::advance();
+      // SPIR-V storage buffers are arrays indexed with static strides: a
+      // buffer can only have a dynamic outermost dimension.
+      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+        auto memref = dyn_cast<MemRefType>(type);
+        if (!memref || memref.getRank() < 2 ||
+            llvm::none_of(memref.getShape().drop_front(),
+                          ShapedType::isDynamic))
+          continue;
+        Operation *at = func;
+        if (!launches.lookup(func).empty())
+          at = launches.lookup(func).front();
+        at->emitOpError("passes a buffer of type ")
+            << type
+            << " to a kernel: on Vulkan only the outermost dimension of a "
+               "buffer can be dynamic (kernels index storage buffers with "
+               "static strides); compile for fixed sizes instead "
+               "(fx-compile --dynamic-sizes)";
+        return WalkResult::interrupt();
+      }
+      // (argument, dimension) -> the kernel argument holding its size.
+      std::map<std::pair<unsigned, int64_t>, Value> sizes;
+      SmallVector<std::pair<unsigned, int64_t>> added;
+      SmallVector<memref::DimOp> dims;
+      func.walk([&](memref::DimOp dim) { dims.push_back(dim); });
+      for (memref::DimOp dim : dims) {
+        auto arg = dyn_cast<BlockArgument>(dim.getSource());
+        std::optional<int64_t> index = dim.getConstantIndex();
+        if (!arg || arg.getOwner() != &func.getBody().front() ||
+            arg.getArgNumber() >= func.getNumArguments() || !index) {
+          dim.emitOpError("asks a kernel for the size of a buffer that is "
+                          "not one of its arguments; the Vulkan pipeline "
+                          "passes only argument sizes to kernels");
+          return WalkResult::interrupt();
+        }
+        auto key = std::make_pair(arg.getArgNumber(), *index);
+        Value &size = sizes[key];
+        if (!size) {
+          unsigned position = func.getNumArguments();
+          if (failed(func.insertArgument(position,
+                                         IndexType::get(&getContext()),
+                                         DictionaryAttr(), dim.getLoc())))
+            return WalkResult::interrupt();
+          size = func.getArgument(position);
+          added.push_back(key);
+        }
+        dim.replaceAllUsesWith(size);
+        dim.erase();
+      }
+      for (gpu::LaunchFuncOp launch : launches.lookup(func)) {
+        OpBuilder b(launch);
+        for (auto [argument, index] : added) {
+          Value size = memref::DimOp::create(
+              b, launch.getLoc(), launch.getKernelOperands()[argument], index);
+          launch.getKernelOperandsMutable().append(size);
+        }
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 };
 

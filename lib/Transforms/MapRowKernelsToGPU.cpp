@@ -16,6 +16,7 @@
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -508,21 +509,29 @@ LogicalResult RowKernelBuilder::emitOp(OpBuilder &b, Operation *op) {
 }
 
 LogicalResult RowKernelBuilder::build() {
-  std::optional<SmallVector<int64_t>> lbs =
-      getConstantIntValues(forall.getMixedLowerBound());
-  std::optional<SmallVector<int64_t>> ubs =
-      getConstantIntValues(forall.getMixedUpperBound());
-  std::optional<SmallVector<int64_t>> steps =
-      getConstantIntValues(forall.getMixedStep());
-  if (!lbs || !ubs || !steps)
-    return forall.emitOpError("row kernel has dynamic bounds: the Vulkan "
-                              "pipeline needs static shapes");
   if (!forall.getOutputs().empty())
     return forall.emitOpError("row kernel must be bufferized first");
-  SmallVector<int64_t> rows;
-  for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps))
-    rows.push_back(step > 0 && ub > lb ? (ub - lb + step - 1) / step : 0);
-  int64_t numRows = computeProduct(rows);
+  OpBuilder b(forall);
+  // Rows are counted on the host where the loop's bounds are dynamic (a
+  // dynamic batch dimension).
+  SmallVector<OpFoldResult> rows;
+  for (auto [lb, ub, step] :
+       llvm::zip(forall.getMixedLowerBound(), forall.getMixedUpperBound(),
+                 forall.getMixedStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (l && u && s)
+      rows.push_back(
+          b.getIndexAttr(*s > 0 && *u > *l ? (*u - *l + *s - 1) / *s : 0));
+    else if (l == 0 && s == 1)
+      rows.push_back(ub);
+    else
+      return forall.emitOpError("row kernel has a dynamic lower bound or "
+                                "step, which the Vulkan pipeline cannot map");
+  }
+  std::optional<SmallVector<int64_t>> staticRows = getConstantIntValues(rows);
+  int64_t numRows = staticRows ? computeProduct(*staticRows) : -1;
   if (numRows == 0) {
     forall.erase();
     return success();
@@ -541,11 +550,16 @@ LogicalResult RowKernelBuilder::build() {
       passes > 1 ? maxThreads : std::max<int64_t>(32, maxThreads / 2);
   threads =
       std::min<int64_t>(most, std::max<int64_t>(32, llvm::PowerOf2Ceil(work)));
-  int64_t groups = std::min(numRows, maxWorkgroups);
+  Value groups, dynamicRows;
+  if (staticRows) {
+    groups = cst(b, std::min(numRows, maxWorkgroups));
+  } else {
+    dynamicRows = fx::productOf(b, loc, rows);
+    groups = arith::MinUIOp::create(b, loc, dynamicRows, cst(b, maxWorkgroups));
+  }
 
-  OpBuilder b(forall);
   Value c1 = cst(b, 1);
-  auto launch = gpu::LaunchOp::create(b, loc, cst(b, groups), c1, c1,
+  auto launch = gpu::LaunchOp::create(b, loc, groups, c1, c1,
                                       cst(b, threads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   zero = cst(body, 0);
@@ -557,22 +571,26 @@ LogicalResult RowKernelBuilder::build() {
   threadId = launch.getThreadIds().x;
   Value blockId = launch.getBlockIds().x;
 
-  // The rows of this workgroup.
+  // The rows of this workgroup: one, or every grid-th from its own.
   OpBuilder rowBuilder = body;
   Value row = blockId;
-  scf::ForOp rowLoop;
-  if (numRows > groups) {
-    rowLoop = scf::ForOp::create(body, loc, blockId, cst(body, numRows),
-                                 cst(body, groups));
+  if (!staticRows || numRows > maxWorkgroups) {
+    Value count = staticRows ? cst(body, numRows) : dynamicRows;
+    Value stride = staticRows ? cst(body, std::min(numRows, maxWorkgroups))
+                              : launch.getGridSize().x;
+    auto rowLoop = scf::ForOp::create(body, loc, blockId, count, stride);
     rowBuilder = OpBuilder::atBlockBegin(rowLoop.getBody());
     row = rowLoop.getInductionVar();
   }
-  SmallVector<Value> rowIndices = delinearize(rowBuilder, row, rows);
+  SmallVector<Value> rowIndices = fx::delinearize(rowBuilder, loc, row, rows);
   for (auto [iv, index, lb, step] :
-       llvm::zip(forall.getInductionVars(), rowIndices, *lbs, *steps)) {
+       llvm::zip(forall.getInductionVars(), rowIndices,
+                 forall.getMixedLowerBound(), forall.getMixedStep())) {
     Value value = arith::AddIOp::create(
-        rowBuilder, loc, cst(rowBuilder, lb),
-        arith::MulIOp::create(rowBuilder, loc, index, cst(rowBuilder, step)));
+        rowBuilder, loc, getValueOrCreateConstantIndexOp(rowBuilder, loc, lb),
+        arith::MulIOp::create(
+            rowBuilder, loc, index,
+            getValueOrCreateConstantIndexOp(rowBuilder, loc, step)));
     mapping.map(iv, value);
   }
   for (Operation &op : forall.getBody()->without_terminator())

@@ -53,15 +53,26 @@ struct RefineShapesPass
     if (func.isExternal())
       return;
     bool signatureUpdatable = isSignatureUpdatable(func);
-    func.walk([&](InferTypeOpInterface op) {
+    func.walk([&](Operation *op) {
       if (!isa<FXDialect>(op->getDialect()))
         return;
       SmallVector<Type> inferred;
-      if (failed(op.inferReturnTypes(op->getContext(), op->getLoc(),
-                                     op->getOperands(), op->getAttrDictionary(),
-                                     op->getPropertiesStorage(),
-                                     op->getRegions(), inferred)))
+      if (auto convert = dyn_cast<fx::ConvertElementTypeOp>(op)) {
+        // The result type names the dtype; the shape is the operand's.
+        auto operand = dyn_cast<RankedTensorType>(convert.getSelf().getType());
+        auto result = dyn_cast<RankedTensorType>(convert.getType());
+        if (!operand || !result)
+          return;
+        inferred.push_back(result.clone(operand.getShape()));
+      } else if (auto infer = dyn_cast<InferTypeOpInterface>(op)) {
+        if (failed(infer.inferReturnTypes(
+                op->getContext(), op->getLoc(), op->getOperands(),
+                op->getAttrDictionary(), op->getPropertiesStorage(),
+                op->getRegions(), inferred)))
+          return;
+      } else {
         return;
+      }
       for (auto [result, type] : llvm::zip_equal(op->getResults(), inferred)) {
         RankedTensorType refined = meet(result.getType(), type);
         if (refined && refined != result.getType() &&

@@ -78,13 +78,28 @@ func.func @copies(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<2x2xf32>)
 
 // -----
 
-func.func @dynamic(%a: memref<?xf32>, %n: index) {
+// Dynamic bounds: the host computes the trip count (n * 16) and the grid
+// (ceil(total / 64), at most max-workgroups); threads stride over the
+// iterations by the grid they were launched with.
+// CHECK-LABEL: func @dynamic
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x16xf32>, %[[N:[a-z0-9]+]]: index
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[N]], %c16
+// CHECK: %[[CEIL:.*]] = arith.ceildivui %[[TOTAL]], %c64
+// CHECK: %[[GROUPS:.*]] = arith.minui %[[CEIL]], %c1000
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%[[GX:.*]] = %[[GROUPS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[LINEAR:.*]] = arith.addi %{{.*}}, %[[TX]]
+// CHECK: %[[STRIDE:.*]] = arith.muli %[[GX]], %{{.*}}
+// CHECK: scf.for %[[I:.*]] = %[[LINEAR]] to %[[TOTAL]] step %[[STRIDE]]
+// CHECK-DAG: arith.remui %[[I]], %{{.*}}
+// CHECK-DAG: arith.divui %[[I]], %{{.*}}
+// CHECK: memref.store %{{.*}}, %[[A]][%{{.*}}, %{{.*}}]
+func.func @dynamic(%a: memref<?x16xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
   %zero = arith.constant 0.0 : f32
-  // expected-error @+1 {{has dynamic bounds: the Vulkan pipeline needs static shapes}}
-  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
-    memref.store %zero, %a[%i] : memref<?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c16) step (%c1, %c1) {
+    memref.store %zero, %a[%i, %j] : memref<?x16xf32>
     scf.reduce
   }
   return

@@ -217,10 +217,33 @@ func.func @two_values_per_row(%x: memref<4x2x16xf32>, %out: memref<4x2xf32>) {
 
 // -----
 
-// Rows of a dynamic count.
-func.func @dynamic_rows(%x: memref<?x16xf32>, %n: index) {
-  // expected-error @below {{row kernel has dynamic bounds: the Vulkan pipeline needs static shapes}}
+// Rows of a dynamic count (a dynamic batch): the host launches min(rows,
+// max-workgroups) workgroups and each strides over the rows by the grid.
+// CHECK-LABEL: func @dynamic_rows
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<?x16xf32>, %[[N:[a-z0-9]+]]: index
+// CHECK: %[[GROUPS:.*]] = arith.minui %[[N]], %c2
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%[[GX:.*]] = %[[GROUPS]]
+// CHECK: scf.for %[[ROW:.*]] = %[[BX]] to %[[N]] step %[[GX]]
+// CHECK: memref.subview %[[X]]
+func.func @dynamic_rows(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %n: index) {
   scf.forall (%r) in (%n) {
+    %xs = memref.subview %x[%r, 0] [1, 16] [1, 1] : memref<?x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    %ys = memref.subview %y[%r, 0] [1, 16] [1, 1] : memref<?x16xf32> to memref<1x16xf32, strided<[16, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%xs : memref<1x16xf32, strided<[16, 1], offset: ?>>) outs(%ys : memref<1x16xf32, strided<[16, 1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %e = math.exp %in : f32
+      linalg.yield %e : f32
+    }
+  } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// A dynamic lower bound is not a row count.
+func.func @dynamic_lower_bound(%x: memref<?x16xf32>, %lb: index) {
+  // expected-error @below {{row kernel has a dynamic lower bound or step, which the Vulkan pipeline cannot map}}
+  scf.forall (%r) = (%lb) to (8) step (1) {
   } {fx.row_kernel}
   return
 }

@@ -138,9 +138,11 @@ int main(int argc, char **argv) {
       "  fx-compile model.mlir --emit asm -o model.s\n"
       "  fxrt-run model.fxa --weights model.safetensors --input x.npy\n"
       "  fx-run --artifact model.fxa --target cpu --input x.npy\n\n"
-      "An artifact is compiled for fixed shapes: a function with dynamic "
-      "dimensions needs\n--dynamic-sizes=N,... (one entry per size, picked "
-      "by the inputs' shapes at run\ntime).\nArguments tagged {fx.param = "
+      "A function with dynamic dimensions compiles for Vulkan (--target "
+      "vulkan) into one\nprogram for every size of its outermost dimensions "
+      "(a batch). CPU code, and Vulkan\nkernels that need static shapes, are "
+      "compiled per size with --dynamic-sizes=N,...\n(one entry per size, "
+      "picked by the inputs' shapes at run time).\nArguments tagged {fx.param = "
       "\"name\"} become "
       "parameters, bound by name when\nthe artifact is run. Exit code 0 on "
       "success, 1 on any error.\n");
@@ -222,6 +224,9 @@ int main(int argc, char **argv) {
     for (Type type : func.getArgumentTypes())
       if (auto tensor = dyn_cast<RankedTensorType>(type))
         dynamic |= !tensor.hasStaticShape();
+    // Without --dynamic-sizes a dynamic function is compiled as it is: a
+    // Vulkan program sized at run time (the CPU side reports that it needs
+    // sizes).
     if (!dynamic || dynamicSizes.empty()) {
       variants.push_back({name, {}});
       continue;
@@ -245,7 +250,7 @@ int main(int argc, char **argv) {
     rt::ArtifactEntry entry;
     entry.name = name;
     // Each target compiles its own copy: the pipelines consume it.
-    auto prepare = [&]() -> OwningOpRef<ModuleOp> {
+    auto prepare = [&](bool allowDynamic) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
       func::FuncOp func = ::fx::findEntry(*copy, name);
       if (!func)
@@ -253,18 +258,22 @@ int main(int argc, char **argv) {
       if (!variant.shapes.empty() &&
           failed(::fx::specializeArguments(func, variant.shapes)))
         return nullptr;
-      for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-        auto tensor = dyn_cast<RankedTensorType>(type);
-        if (tensor && !tensor.hasStaticShape()) {
-          func.emitError() << "argument " << i << " of '" << name
-                           << "' has the dynamic type " << type
-                           << "; give --dynamic-sizes=N,... to compile it "
-                              "for those sizes of its dynamic dimensions";
-          return nullptr;
+      if (!allowDynamic)
+        for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+          auto tensor = dyn_cast<RankedTensorType>(type);
+          if (tensor && !tensor.hasStaticShape()) {
+            func.emitError()
+                << "argument " << i << " of '" << name
+                << "' has the dynamic type " << type
+                << "; CPU code needs static shapes: give --dynamic-sizes=N,... "
+                   "to compile it for those sizes of its dynamic dimensions "
+                   "(--target vulkan compiles one program for all sizes)";
+            return nullptr;
+          }
         }
-      }
       ::fx::keepOnlyEntry(*copy, func);
-      FailureOr<rt::FunctionSignature> signature = ::fx::getSignature(func);
+      FailureOr<rt::FunctionSignature> signature =
+          ::fx::getSignature(func, allowDynamic);
       if (failed(signature))
         return nullptr;
       entry.signature = *signature;
@@ -272,7 +281,7 @@ int main(int argc, char **argv) {
     };
     std::string summary;
     if (wantCpu) {
-      OwningOpRef<ModuleOp> copy = prepare();
+      OwningOpRef<ModuleOp> copy = prepare(/*allowDynamic=*/false);
       if (!copy)
         return 1;
       ::fx::CpuCodeOptions options;
@@ -297,7 +306,7 @@ int main(int argc, char **argv) {
       entry.cpu = std::move(*code);
     }
     if (wantVulkan) {
-      OwningOpRef<ModuleOp> copy = prepare();
+      OwningOpRef<ModuleOp> copy = prepare(/*allowDynamic=*/true);
       if (!copy)
         return 1;
       ::fx::VulkanCompileOptions options;

@@ -418,7 +418,7 @@ TEST_F(ArtifactTest, RejectsUnknownNames) {
   EXPECT_EQ(error(replaced("\"kind\": \"temporary\"", "\"kind\": \"shared\"")),
             "manifest: entries[0].targets.vulkan.buffers[4].kind: unknown "
             "buffer kind \"shared\" (known: input, output, temporary, "
-            "constant)");
+            "constant, size)");
   EXPECT_EQ(error(replaced("\"kind\": \"copy\"", "\"kind\": \"barrier\"")),
             "manifest: entries[0].targets.vulkan.steps[1].kind: unknown step "
             "kind \"barrier\" (known: dispatch, copy)");
@@ -674,8 +674,15 @@ TEST_F(ArtifactTest, WriterRejectsInvalidArtifacts) {
   artifact = fullArtifact();
   artifact.entries[0].signature.inputs[0].shape = {-1, 3};
   artifact.entries[0].vulkan->signature = artifact.entries[0].signature;
+  // A dynamic dimension makes a program that the runtime sizes per input
+  // shape: it cannot have a temporary arena planned at compile time.
   EXPECT_EQ(writeError(artifact),
-            "entry 'forward': input 0 f32[?, 3] has a negative dimension");
+            "entry 'forward': invalid Vulkan program: a program with dynamic "
+            "sizes has a temporary arena");
+  artifact.entries[0].signature.inputs[0].shape = {-2, 3};
+  artifact.entries[0].vulkan->signature = artifact.entries[0].signature;
+  EXPECT_EQ(writeError(artifact),
+            "entry 'forward': input 0 f32[-2, 3] has a negative dimension");
 
   std::string unwritable = tmp.path("no/such/dir/model.fxa");
   Status s = writeArtifact(unwritable, fullArtifact());

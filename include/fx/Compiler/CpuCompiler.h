@@ -50,9 +50,11 @@ mlir::LogicalResult
 specializeArguments(mlir::func::FuncOp func,
                     llvm::ArrayRef<std::vector<int64_t>> shapes);
 
-/// The signature of `func`, whose types must be static tensors of FX
-/// dtypes; otherwise emits an error naming the argument or result.
-mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func);
+/// The signature of `func`, whose types must be tensors of FX dtypes,
+/// static unless `allowDynamic` (dynamic dimensions become kDynamicDim);
+/// otherwise emits an error naming the argument or result.
+mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func,
+                                                    bool allowDynamic = false);
 
 /// Options of compileForCpu.
 struct CpuCompileOptions {

@@ -13,6 +13,7 @@
 #define FX_RUNTIME_VULKANPROGRAM_H
 
 #include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/Status.h"
 
 #include <array>
 #include <cstddef>
@@ -34,6 +35,63 @@ struct Kernel {
   std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
 };
 
+/// "No scalar": a size, grid or byte count fixed at compile time.
+constexpr uint32_t kNoScalar = UINT32_MAX;
+
+/// One host-side integer of a program compiled with dynamic dimensions: the
+/// index arithmetic the compiler leaves on the host (buffer sizes, grid
+/// sizes, kernels' size arguments, shape checks), evaluated from the input
+/// shapes before a run (specializeProgram). Operands are earlier scalars.
+/// Comparisons give 0 or 1; divisions by zero are errors.
+struct Scalar {
+  enum class Op : uint8_t {
+    /// `value`.
+    Constant,
+    /// Dimension operands[1] of input operands[0].
+    InputDim,
+    Add,
+    Sub,
+    Mul,
+    /// Signed division rounding toward zero, and its remainder.
+    DivS,
+    RemS,
+    /// Signed division rounding down / up.
+    FloorDivS,
+    CeilDivS,
+    /// Unsigned (64-bit) division, remainder and division rounding up.
+    DivU,
+    RemU,
+    CeilDivU,
+    MinS,
+    MaxS,
+    MinU,
+    MaxU,
+    Eq,
+    Ne,
+    Slt,
+    Sle,
+    Sgt,
+    Sge,
+    Ult,
+    Ule,
+    Ugt,
+    Uge,
+    /// operands[0] ? operands[1] : operands[2].
+    Select,
+  };
+  Op op = Op::Constant;
+  int64_t value = 0;
+  std::array<uint32_t, 3> operands = {0, 0, 0};
+};
+
+/// A condition on the input shapes that the graph asserts (a dynamic
+/// dimension of a broadcast that must match another): a run whose inputs
+/// make scalar `scalar` zero fails with `message`.
+struct ShapeCheck {
+  uint32_t scalar = 0;
+  std::string message;
+};
+
 /// A device buffer of the graph.
 struct Buffer {
   enum class Kind : uint8_t {
@@ -45,9 +103,14 @@ struct Buffer {
     Temporary,
     /// Constant data (`data`), uploaded once when the program is loaded.
     Constant,
+    /// A kernel's size argument in a program with dynamic dimensions: 4
+    /// bytes holding scalar `index` as a 32-bit integer. Specialization
+    /// turns it into a Constant.
+    Size,
   };
   Kind kind = Kind::Temporary;
-  /// The signature position for Input and Output buffers.
+  /// The signature position for Input and Output buffers; the scalar of a
+  /// Size buffer.
   uint32_t index = 0;
   /// Size in bytes (a multiple of 4; at least 4).
   uint64_t bytes = 0;
@@ -58,6 +121,9 @@ struct Buffer {
   /// whose live ranges (bufferLiveRanges) do not overlap may share arena
   /// bytes. Unset: the buffer has memory of its own.
   std::optional<uint64_t> arenaOffset;
+  /// With dynamic dimensions: the scalar holding the size in bytes (then
+  /// rounded up like `bytes`), which replaces `bytes`.
+  uint32_t bytesScalar = kNoScalar;
 };
 
 /// One vkCmdDispatch: kernel `kernel` with binding i bound to buffer
@@ -66,12 +132,17 @@ struct Dispatch {
   uint32_t kernel = 0;
   std::array<uint32_t, 3> workgroups = {1, 1, 1};
   std::vector<uint32_t> buffers;
+  /// With dynamic dimensions: scalars replacing `workgroups` (kNoScalar
+  /// where the count is fixed). A count of zero skips the dispatch.
+  std::array<uint32_t, 3> workgroupScalars = {kNoScalar, kNoScalar, kNoScalar};
 };
 
 /// A copy of `bytes` bytes between two buffers (vkCmdCopyBuffer).
 struct Copy {
   uint32_t source = 0, target = 0;
   uint64_t sourceOffset = 0, targetOffset = 0, bytes = 0;
+  /// With dynamic dimensions: the scalar replacing `bytes` (offsets are 0).
+  uint32_t bytesScalar = kNoScalar;
 };
 
 /// One step of the schedule: a dispatch or a copy.
@@ -98,7 +169,30 @@ struct Program {
   /// Size of the arena holding the temporaries with an arenaOffset (0: none
   /// do).
   uint64_t arenaBytes = 0;
+  /// Dynamic dimensions (the signature has kDynamicDim): the host-side
+  /// integers, the shape checks, and per output and dimension the scalar
+  /// giving its size (kNoScalar for static dimensions; empty for a program
+  /// without dynamic outputs).
+  std::vector<Scalar> scalars;
+  std::vector<ShapeCheck> checks;
+  std::vector<std::vector<uint32_t>> outputDims;
+
+  /// Whether the program has sizes that depend on its input shapes: the
+  /// runtime specializes it per input shape before loading.
+  bool isDynamic() const;
 };
+
+/// The static program that `program` is for inputs of shapes
+/// `inputShapes`: scalars evaluated (errors for failed shape checks,
+/// overflow, division by zero, sizes out of range), sizes filled in, Size
+/// buffers made constants, zero-workgroup dispatches and empty copies
+/// dropped, the signature's dynamic dimensions replaced, and the
+/// temporaries planned into one arena when `reuseTemporaries`. The shapes
+/// must be admitted by the signature (checked). A static program is
+/// returned unchanged.
+Result<Program> specializeProgram(const Program &program,
+                                  const std::vector<std::vector<int64_t>> &inputShapes,
+                                  bool reuseTemporaries = true);
 
 /// Arena offsets are multiples of this: Vulkan's largest allowed
 /// minStorageBufferOffsetAlignment. A device needing more for its buffers
@@ -149,7 +243,9 @@ constexpr uint32_t kSpirvMagic = 0x07230203u;
 /// kernels and bind as many existing buffers as the kernel has bindings, copies
 /// stay inside their buffers and do not overlap themselves, steps name
 /// existing dispatches and copies, and arena temporaries are aligned, inside
-/// the arena and never share bytes while both are live. Errors start with
+/// the arena and never share bytes while both are live, and, with dynamic
+/// dimensions, that scalars use earlier scalars and existing input
+/// dimensions and that every dynamic size has a scalar. Errors start with
 /// "invalid Vulkan program:
 /// ". Executable::load and the artifact reader both run it, so a compiler bug
 /// or a damaged file is an error message instead of a device fault.

@@ -29,6 +29,15 @@ std::pair<Value, Value> clampIndex(OpBuilder &b, Location loc, Value index,
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> sizes);
 
+/// Like the above with sizes that may be values (dynamic dimensions); the
+/// outermost size is never needed.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<OpFoldResult> sizes);
+
+/// The product of `sizes` as one value: the static factors folded into one
+/// constant, the dynamic ones multiplied at `b`'s insertion point.
+Value productOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes);
+
 /// Emits `for (i = start; i < count; i += stride * unroll)` running
 /// `body(b, index)` for `index = min(i + k * stride, count - 1)`, k <
 /// unroll: loads use `index` unconditionally, and the memref.store ops the

@@ -362,6 +362,23 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def FXPassKernelSizes : Pass<"fx-pass-kernel-sizes", "ModuleOp"> {
+  let summary = "Give kernels the dynamic sizes of their buffers as index "
+                "arguments";
+  let description = [{
+    After `gpu-kernel-outlining`, which sinks `memref.dim` ops into the
+    kernels that use their result: a kernel cannot ask a SPIR-V storage
+    buffer for the size of a dimension. Each `memref.dim` of a kernel
+    argument becomes a new `index` argument of the kernel, and every
+    `gpu.launch_func` of it passes the `memref.dim` of its operand, computed
+    on the host (where the Vulkan schedule evaluates it from the input
+    shapes). A `memref.dim` of anything else in a kernel is an error, and so
+    is a kernel buffer with a dynamic dimension other than the outermost
+    (SPIR-V storage buffers are indexed with static strides).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
   let summary = "Map matmuls and convolutions to tiled GPU kernels that "
                 "stage operand tiles in workgroup memory";

@@ -1130,6 +1130,20 @@ struct Executable::Impl {
   /// Runs share the buffers and the command buffer: one at a time.
   std::mutex runMutex;
 
+  /// A program with dynamic dimensions: one static executable per input
+  /// shape seen (specializeProgram), the most recently used last. Each has
+  /// its own buffers and recorded command buffer; pipelines come from the
+  /// context's pipeline cache.
+  bool dynamic = false;
+  std::vector<std::pair<std::vector<std::vector<int64_t>>,
+                        std::unique_ptr<Executable>>>
+      instances;
+  bool profiling = false;
+  /// At most this many shapes stay loaded; the least recently used goes.
+  static constexpr size_t kMaxInstances = 8;
+  /// The executable for `inputs`' shapes, loaded on first use.
+  Result<Executable *> instanceFor(const std::vector<Tensor> &inputs);
+
   explicit Impl(std::shared_ptr<Context> owner)
       : context(std::move(owner)), ctx(context->impl()), fn(ctx.fn),
         device(ctx.device) {}
@@ -1958,6 +1972,48 @@ Status Executable::Impl::submitOnce(
   return status;
 }
 
+Result<Executable *>
+Executable::Impl::instanceFor(const std::vector<Tensor> &inputs) {
+  const FunctionSignature &sig = program.signature;
+  if (inputs.size() != sig.inputs.size())
+    return Status::error("expected " + std::to_string(sig.inputs.size()) +
+                         " inputs, got " + std::to_string(inputs.size()));
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!sig.inputs[i].admitsShape(inputs[i].shape()) ||
+        inputs[i].dtype() != sig.inputs[i].dtype)
+      return Status::error("input " + std::to_string(i) +
+                           (sig.inputs[i].name.empty()
+                                ? std::string()
+                                : " '" + sig.inputs[i].name + "'") +
+                           " expects " + sig.inputs[i].str() + ", got " +
+                           TensorSpec{"", inputs[i].dtype(), inputs[i].shape()}
+                               .str());
+    shapes.push_back(inputs[i].shape());
+  }
+  for (size_t i = 0; i < instances.size(); ++i)
+    if (instances[i].first == shapes) {
+      std::rotate(instances.begin() + i, instances.begin() + i + 1,
+                  instances.end());
+      return instances.back().second.get();
+    }
+  Result<Program> specialized = specializeProgram(program, shapes);
+  if (!specialized.isOk())
+    return specialized.status();
+  Result<std::unique_ptr<Executable>> loaded =
+      Executable::load(context, specialized.take());
+  if (!loaded.isOk())
+    return loaded.status();
+  std::unique_ptr<Executable> instance = loaded.take();
+  if (profiling)
+    if (Status s = instance->enableProfiling(); !s.isOk())
+      return s;
+  if (instances.size() == kMaxInstances)
+    instances.erase(instances.begin());
+  instances.emplace_back(std::move(shapes), std::move(instance));
+  return instances.back().second.get();
+}
+
 Executable::Executable(std::unique_ptr<Impl> state) : state(std::move(state)) {}
 Executable::~Executable() = default;
 
@@ -1973,6 +2029,11 @@ Executable::load(std::shared_ptr<Context> context, Program program) {
     return s;
   if (Status s = impl->checkDevice(); !s.isOk())
     return s;
+  if (impl->program.isDynamic()) {
+    // Buffers, pipelines and commands come per input shape (instanceFor).
+    impl->dynamic = true;
+    return std::unique_ptr<Executable>(new Executable(std::move(impl)));
+  }
   if (Status s = impl->createPipelines(); !s.isOk())
     return s;
   // The fence and command pool come first: initializeBuffers submits.
@@ -2020,6 +2081,13 @@ const FunctionSignature &Executable::signature() const {
 }
 
 Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor> &inputs) {
+  if (state->dynamic) {
+    std::lock_guard<std::mutex> lock(state->runMutex);
+    Result<Executable *> instance = state->instanceFor(inputs);
+    if (!instance.isOk())
+      return instance.status();
+    return instance.value()->run(inputs);
+  }
   return state->program.signature.runWithNewOutputs(
       [&](std::vector<Tensor> &outputs) { return runInto(inputs, outputs); });
 }
@@ -2027,6 +2095,13 @@ Result<std::vector<Tensor>> Executable::run(const std::vector<Tensor> &inputs) {
 Status Executable::runInto(const std::vector<Tensor> &inputs,
                            std::vector<Tensor> &outputs) {
   Impl &impl = *state;
+  if (impl.dynamic) {
+    std::lock_guard<std::mutex> lock(impl.runMutex);
+    Result<Executable *> instance = impl.instanceFor(inputs);
+    if (!instance.isOk())
+      return instance.status();
+    return instance.value()->runInto(inputs, outputs);
+  }
   const Program &program = impl.program;
   if (Status s = program.signature.checkArguments(inputs, outputs); !s.isOk())
     return s;
@@ -2108,6 +2183,16 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
 Status Executable::enableProfiling() {
   Impl &impl = *state;
   std::lock_guard<std::mutex> lock(impl.runMutex);
+  if (impl.dynamic) {
+    impl.profiling = true;
+    for (auto &[shapes, instance] : impl.instances)
+      if (Status s = instance->enableProfiling(); !s.isOk())
+        return s;
+    if (impl.ctx.probe.timestampValidBits == 0)
+      return Status::error("the Vulkan device '" + impl.ctx.probe.info.name +
+                           "' has no timestamp queries on its compute queue");
+    return Status::ok();
+  }
   if (impl.profiledCommands)
     return Status::ok();
   if (impl.ctx.probe.timestampValidBits == 0)
@@ -2140,11 +2225,30 @@ Status Executable::enableProfiling() {
   return Status::ok();
 }
 
-Executable::MemoryUse Executable::memoryUse() const { return state->memoryUse; }
+Executable::MemoryUse Executable::memoryUse() const {
+  if (!state->dynamic)
+    return state->memoryUse;
+  std::lock_guard<std::mutex> lock(state->runMutex);
+  MemoryUse total;
+  for (const auto &[shapes, instance] : state->instances) {
+    MemoryUse use = instance->memoryUse();
+    total.totalBytes += use.totalBytes;
+    total.arenaBytes += use.arenaBytes;
+  }
+  return total;
+}
 
 Result<std::vector<StepTime>> Executable::lastProfile() const {
   Impl &impl = *state;
   std::lock_guard<std::mutex> lock(impl.runMutex);
+  if (impl.dynamic) {
+    if (!impl.profiling)
+      return Status::error("profiling is off: call enableProfiling() before "
+                           "running");
+    if (impl.instances.empty())
+      return Status::error("no profiled run yet");
+    return impl.instances.back().second->lastProfile();
+  }
   if (!impl.profiledCommands)
     return Status::error("profiling is off: call enableProfiling() before "
                          "running");
