@@ -80,12 +80,11 @@ const char *kindName(Buffer::Kind kind) {
 
 /// Names of vk::Scalar::Op in artifacts, in enum order.
 constexpr const char *kScalarOpNames[] = {
-    "constant", "input_dim", "add",  "sub",   "mul",   "divs",  "rems",
-    "floordivs", "ceildivs", "divu", "remu",  "ceildivu", "mins", "maxs",
-    "minu",     "maxu",      "eq",   "ne",    "slt",   "sle",   "sgt",
-    "sge",      "ult",       "ule",  "ugt",   "uge",   "select"};
-static_assert(std::size(kScalarOpNames) ==
-                  size_t(vk::Scalar::Op::Select) + 1,
+    "constant",  "input_dim", "add",  "sub",  "mul",      "divs",  "rems",
+    "floordivs", "ceildivs",  "divu", "remu", "ceildivu", "mins",  "maxs",
+    "minu",      "maxu",      "eq",   "ne",   "slt",      "sle",   "sgt",
+    "sge",       "ult",       "ule",  "ugt",  "uge",      "select"};
+static_assert(std::size(kScalarOpNames) == size_t(vk::Scalar::Op::Select) + 1,
               "a name for every scalar operation");
 
 std::optional<Buffer::Kind> parseKind(const std::string &name) {
@@ -110,8 +109,8 @@ Status checkText(const std::string &text, const std::string &what) {
   return Status::ok();
 }
 
-Status checkSpec(const TensorSpec &spec, const std::string &what,
-                 bool isOutput, bool allowDynamic) {
+Status checkSpec(const TensorSpec &spec, const std::string &what, bool isOutput,
+                 bool allowDynamic) {
   if (Status s = checkText(spec.name, what + " name"); !s.isOk())
     return s;
   for (int64_t dim : spec.shape)
@@ -753,10 +752,9 @@ private:
         continue;
       }
       uint64_t size;
-      if (Status s = toUnsigned(dim,
-                                join(path, "shape") + "[" + std::to_string(d) +
-                                    "]",
-                                INT64_MAX, size);
+      if (Status s = toUnsigned(
+              dim, join(path, "shape") + "[" + std::to_string(d) + "]",
+              INT64_MAX, size);
           !s.isOk())
         return s;
       spec.shape.push_back(int64_t(size));
@@ -811,7 +809,8 @@ private:
                        " (known: input, output, temporary, constant, size)");
     buffer.kind = *parsed;
     if (buffer.kind == Buffer::Kind::Input ||
-        buffer.kind == Buffer::Kind::Output || buffer.kind == Buffer::Kind::Size)
+        buffer.kind == Buffer::Kind::Output ||
+        buffer.kind == Buffer::Kind::Size)
       if (Status s = getU32(value, "index", path, buffer.index); !s.isOk())
         return s;
     if (Status s =
@@ -965,9 +964,8 @@ private:
               std::string op;
               if (Status s = getString(element, "op", where, op); !s.isOk())
                 return s;
-              const char *const *name =
-                  std::find(std::begin(kScalarOpNames),
-                            std::end(kScalarOpNames), op);
+              const char *const *name = std::find(std::begin(kScalarOpNames),
+                                                  std::end(kScalarOpNames), op);
               if (name == std::end(kScalarOpNames))
                 return error(join(where, "op"),
                              "unknown scalar operation " + json::quote(op));

@@ -79,8 +79,9 @@ bool Program::isDynamic() const {
 namespace {
 
 /// The value of scalar `s` given the values of the scalars before it.
-Result<int64_t> evaluateScalar(const Scalar &s, const std::vector<int64_t> &v,
-                               const std::vector<std::vector<int64_t>> &shapes) {
+Result<int64_t>
+evaluateScalar(const Scalar &s, const std::vector<int64_t> &v,
+               const std::vector<std::vector<int64_t>> &shapes) {
   if (s.op == Scalar::Op::Constant)
     return s.value;
   if (s.op == Scalar::Op::InputDim)
@@ -102,8 +103,7 @@ Result<int64_t> evaluateScalar(const Scalar &s, const std::vector<int64_t> &v,
                  s.op == Scalar::Op::RemU || s.op == Scalar::Op::CeilDivU;
   if (divides && b == 0)
     return divisionByZero();
-  bool signedDivision = s.op == Scalar::Op::DivS ||
-                        s.op == Scalar::Op::RemS ||
+  bool signedDivision = s.op == Scalar::Op::DivS || s.op == Scalar::Op::RemS ||
                         s.op == Scalar::Op::FloorDivS ||
                         s.op == Scalar::Op::CeilDivS;
   if (signedDivision && a == INT64_MIN && b == -1)
@@ -493,7 +493,8 @@ Status validateScalars(const Program &p) {
     const Copy &copy = p.copies[c];
     if (!known(copy.bytesScalar))
       return fail("copy " + std::to_string(c) + " names a scalar out of range");
-    if (copy.bytesScalar != kNoScalar && (copy.sourceOffset || copy.targetOffset))
+    if (copy.bytesScalar != kNoScalar &&
+        (copy.sourceOffset || copy.targetOffset))
       return fail("copy " + std::to_string(c) +
                   " has a dynamic size and an offset");
   }
@@ -608,11 +609,11 @@ Status vk::validateProgram(const Program &p) {
     };
     if (copy.bytesScalar == kNoScalar &&
         (!inside(copy.sourceOffset, copy.bytes, p.buffers[copy.source].bytes) ||
-         !inside(copy.targetOffset, copy.bytes,
-                 p.buffers[copy.target].bytes)))
+         !inside(copy.targetOffset, copy.bytes, p.buffers[copy.target].bytes)))
       return fail(what + " of " + std::to_string(copy.bytes) +
                   " bytes reaches past the end of its buffers");
-    if (copy.source == copy.target && (copy.bytes || copy.bytesScalar != kNoScalar) &&
+    if (copy.source == copy.target &&
+        (copy.bytes || copy.bytesScalar != kNoScalar) &&
         copy.sourceOffset < copy.targetOffset + copy.bytes &&
         copy.targetOffset < copy.sourceOffset + copy.bytes)
       return fail(what + " copies between overlapping ranges of " +

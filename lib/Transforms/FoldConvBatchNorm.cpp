@@ -47,7 +47,8 @@ std::optional<SmallVector<double>> constantValues(Value value) {
   values.reserve(elements.getNumElements());
   for (APFloat v : elements.getValues<APFloat>()) {
     bool lossy;
-    v.convert(APFloat::IEEEdouble(), llvm::RoundingMode::NearestTiesToEven, &lossy);
+    v.convert(APFloat::IEEEdouble(), llvm::RoundingMode::NearestTiesToEven,
+              &lossy);
     values.push_back(v.convertToDouble());
   }
   return values;
@@ -62,7 +63,8 @@ Value createConstant(PatternRewriter &rewriter, Location loc,
   for (double v : values) {
     APFloat f(v);
     bool lossy;
-    f.convert(floatType.getFloatSemantics(), llvm::RoundingMode::NearestTiesToEven, &lossy);
+    f.convert(floatType.getFloatSemantics(),
+              llvm::RoundingMode::NearestTiesToEven, &lossy);
     rounded.push_back(f);
   }
   return ConstantOp::create(rewriter, loc, type,
@@ -91,8 +93,7 @@ struct FoldBatchNormIntoConvolution : public OpRewritePattern<BatchNormOp> {
         constantValues(conv.getWeight());
     std::optional<SmallVector<double>> mean =
         constantValues(bn.getRunningMean());
-    std::optional<SmallVector<double>> var =
-        constantValues(bn.getRunningVar());
+    std::optional<SmallVector<double>> var = constantValues(bn.getRunningVar());
     if (!weight || !mean || !var)
       return rewriter.notifyMatchFailure(bn, "weights are not constants");
     // Optional operands default to gamma = 1, beta = 0, conv bias = 0.

@@ -12,8 +12,6 @@
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
-#include "mlir/Dialect/Utils/IndexingUtils.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -21,6 +19,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVAttributes.h"
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -61,9 +61,9 @@ static SmallVector<OpFoldResult> tripCounts(OpBuilder &b,
       continue;
     }
     // max(ub - lb, 0) ceildiv step.
-    Value extent = arith::MaxSIOp::create(
-        b, loc, arith::SubIOp::create(b, loc, ub, lb),
-        arith::ConstantIndexOp::create(b, loc, 0));
+    Value extent =
+        arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
+                               arith::ConstantIndexOp::create(b, loc, 0));
     counts.push_back(
         arith::CeilDivUIOp::create(b, loc, extent, step).getResult());
   }
@@ -99,7 +99,8 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   } else {
     total = fx::productOf(b, loc, counts);
     groups = arith::MinUIOp::create(
-        b, loc, arith::CeilDivUIOp::create(b, loc, total, cst(b, workgroupSize)),
+        b, loc,
+        arith::CeilDivUIOp::create(b, loc, total, cst(b, workgroupSize)),
         cst(b, maxWorkgroups));
   }
   Value one = cst(b, 1);
@@ -129,8 +130,8 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
 
   int64_t gridThreads = staticGroups * workgroupSize;
   if (!staticCounts) {
-    Value stride = arith::MulIOp::create(
-        body, loc, launch.getGridSize().x, cst(body, workgroupSize));
+    Value stride = arith::MulIOp::create(body, loc, launch.getGridSize().x,
+                                         cst(body, workgroupSize));
     auto strided = scf::ForOp::create(body, loc, linear, total, stride);
     OpBuilder loopBuilder = OpBuilder::atBlockBegin(strided.getBody());
     emitIteration(loopBuilder, strided.getInductionVar());

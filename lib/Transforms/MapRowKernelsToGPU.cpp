@@ -559,8 +559,8 @@ LogicalResult RowKernelBuilder::build() {
   }
 
   Value c1 = cst(b, 1);
-  auto launch = gpu::LaunchOp::create(b, loc, groups, c1, c1,
-                                      cst(b, threads), c1, c1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, groups, c1, c1, cst(b, threads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   zero = cst(body, 0);
   // Workgroup and private buffers go first, in the order they are made.

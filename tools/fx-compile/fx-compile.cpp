@@ -142,7 +142,8 @@ int main(int argc, char **argv) {
       "vulkan) into one\nprogram for every size of its outermost dimensions "
       "(a batch). CPU code, and Vulkan\nkernels that need static shapes, are "
       "compiled per size with --dynamic-sizes=N,...\n(one entry per size, "
-      "picked by the inputs' shapes at run time).\nArguments tagged {fx.param = "
+      "picked by the inputs' shapes at run time).\nArguments tagged {fx.param "
+      "= "
       "\"name\"} become "
       "parameters, bound by name when\nthe artifact is run. Exit code 0 on "
       "success, 1 on any error.\n");

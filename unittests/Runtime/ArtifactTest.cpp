@@ -84,6 +84,7 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
     EXPECT_EQ(a.buffers[i].data, b.buffers[i].data);
     EXPECT_EQ(a.buffers[i].arenaOffset, b.buffers[i].arenaOffset);
+    EXPECT_EQ(a.buffers[i].bytesScalar, b.buffers[i].bytesScalar);
   }
   EXPECT_EQ(a.arenaBytes, b.arenaBytes);
   ASSERT_EQ(a.dispatches.size(), b.dispatches.size());
@@ -91,6 +92,8 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.dispatches[i].kernel, b.dispatches[i].kernel);
     EXPECT_EQ(a.dispatches[i].workgroups, b.dispatches[i].workgroups);
     EXPECT_EQ(a.dispatches[i].buffers, b.dispatches[i].buffers);
+    EXPECT_EQ(a.dispatches[i].workgroupScalars,
+              b.dispatches[i].workgroupScalars);
   }
   ASSERT_EQ(a.copies.size(), b.copies.size());
   for (size_t i = 0; i < a.copies.size(); ++i) {
@@ -99,6 +102,7 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.copies[i].sourceOffset, b.copies[i].sourceOffset);
     EXPECT_EQ(a.copies[i].targetOffset, b.copies[i].targetOffset);
     EXPECT_EQ(a.copies[i].bytes, b.copies[i].bytes);
+    EXPECT_EQ(a.copies[i].bytesScalar, b.copies[i].bytesScalar);
   }
   ASSERT_EQ(a.steps.size(), b.steps.size());
   for (size_t i = 0; i < a.steps.size(); ++i) {
@@ -106,6 +110,19 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.steps[i].index, b.steps[i].index);
   }
   EXPECT_EQ(a.requiredFeatures, b.requiredFeatures);
+  ASSERT_EQ(a.scalars.size(), b.scalars.size());
+  for (size_t i = 0; i < a.scalars.size(); ++i) {
+    EXPECT_EQ(a.scalars[i].op, b.scalars[i].op);
+    EXPECT_EQ(a.scalars[i].value, b.scalars[i].value);
+    if (a.scalars[i].op != vk::Scalar::Op::Constant)
+      EXPECT_EQ(a.scalars[i].operands, b.scalars[i].operands);
+  }
+  ASSERT_EQ(a.checks.size(), b.checks.size());
+  for (size_t i = 0; i < a.checks.size(); ++i) {
+    EXPECT_EQ(a.checks[i].scalar, b.checks[i].scalar);
+    EXPECT_EQ(a.checks[i].message, b.checks[i].message);
+  }
+  EXPECT_EQ(a.outputDims, b.outputDims);
 }
 
 uint64_t load64(const std::vector<uint8_t> &bytes, size_t at) {
@@ -200,6 +217,35 @@ TEST_F(ArtifactTest, RoundTripEveryField) {
   // The file is the serialized bytes.
   std::string file = readBytes(path);
   EXPECT_EQ(std::vector<uint8_t>(file.begin(), file.end()), valid);
+}
+
+TEST_F(ArtifactTest, RoundTripDynamicProgram) {
+  Artifact original;
+  ArtifactEntry entry;
+  entry.name = "batch";
+  entry.vulkan = dynamicProgram();
+  // A negative constant and every kind of dynamic field.
+  entry.vulkan->scalars.push_back({vk::Scalar::Op::Constant, -7, {}});
+  entry.signature = entry.vulkan->signature;
+  original.entries.push_back(entry);
+  std::string path = tmp.path("dynamic.fxa");
+  ASSERT_TRUE(writeArtifact(path, original).isOk());
+  Result<Artifact> read = readArtifact(path);
+  ASSERT_TRUE(read.isOk()) << read.message();
+  const ArtifactEntry &got = read.value().entries.at(0);
+  EXPECT_EQ(got.signature.inputs[0].str(), "f32[?, 4]");
+  expectSameProgram(*got.vulkan, *entry.vulkan);
+  // The manifest spells dynamic dimensions null.
+  EXPECT_CONTAINS(readBytes(path), "\"shape\": [null, 4]");
+
+  // CPU code needs static shapes.
+  entry.cpu = CpuCode();
+  entry.cpu->library = {1};
+  original.entries = {entry};
+  Status s = writeArtifact(path, original);
+  EXPECT_CONTAINS(s.message(), "entry 'batch': input 0 f32[?, 4] has a "
+                               "dynamic dimension, which only a Vulkan "
+                               "program without CPU code can have");
 }
 
 TEST_F(ArtifactTest, HeaderLayoutAndAlignedBlobs) {

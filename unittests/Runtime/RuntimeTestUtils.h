@@ -41,6 +41,43 @@ inline std::vector<uint32_t> fakeSpirv(const std::string &entry) {
   return words;
 }
 
+/// A program with a dynamic batch: x f32[?, 4] -> y f32[?, 4] through a
+/// temporary. Scalars: n = dim 0 of x, n * 16 bytes per buffer, n * 4
+/// elements (a kernel's size argument), ceil(n * 4 / 256) workgroups, and
+/// a shape check n != 3 ("three rows are not allowed").
+inline vk::Program dynamicProgram() {
+  using vk::Scalar;
+  vk::Program p;
+  p.signature.inputs = {{"x", DType::F32, {kDynamicDim, 4}, false}};
+  p.signature.outputs = {{"y", DType::F32, {kDynamicDim, 4}, false}};
+  p.kernels = {{"k", "k", fakeSpirv("k"), 3, {256, 1, 1}}};
+  auto add = [&](Scalar::Op op, std::array<uint32_t, 3> operands,
+                 int64_t value = 0) {
+    p.scalars.push_back({op, value, operands});
+    return uint32_t(p.scalars.size() - 1);
+  };
+  uint32_t n = add(Scalar::Op::InputDim, {0, 0});
+  uint32_t bytes = add(Scalar::Op::Mul, {n, add(Scalar::Op::Constant, {}, 16)});
+  uint32_t elements =
+      add(Scalar::Op::Mul, {n, add(Scalar::Op::Constant, {}, 4)});
+  uint32_t groups =
+      add(Scalar::Op::CeilDivU, {elements, add(Scalar::Op::Constant, {}, 256)});
+  uint32_t notThree =
+      add(Scalar::Op::Ne, {n, add(Scalar::Op::Constant, {}, 3)});
+  p.checks = {{notThree, "three rows are not allowed"}};
+  using Kind = vk::Buffer::Kind;
+  p.buffers = {{Kind::Input, 0, 0, {}, std::nullopt, bytes},
+               {Kind::Temporary, 0, 0, {}, std::nullopt, bytes},
+               {Kind::Output, 0, 0, {}, std::nullopt, bytes},
+               {Kind::Size, elements, 4, {}, std::nullopt}};
+  p.dispatches = {
+      {0, {1, 1, 1}, {0, 1, 3}, {groups, vk::kNoScalar, vk::kNoScalar}}};
+  p.copies = {{1, 2, 0, 0, 0, bytes}};
+  p.steps = {{vk::Step::Kind::Dispatch, 0}, {vk::Step::Kind::Copy, 0}};
+  p.outputDims = {{n, vk::kNoScalar}};
+  return p;
+}
+
 /// A fresh directory under $TMPDIR (or /tmp), removed with its contents.
 class TempDir {
 public:

@@ -231,4 +231,155 @@ TEST(VulkanProgramTest, ValidationRejectsMisplacedArenaBuffers) {
             "reaches past the arena's 256 bytes");
 }
 
+TEST(VulkanProgramTest, SpecializesDynamicSizes) {
+  Program dynamic = dynamicProgram();
+  ASSERT_TRUE(dynamic.isDynamic());
+  ASSERT_TRUE(validateProgram(dynamic).isOk())
+      << validateProgram(dynamic).message();
+  Result<Program> five = specializeProgram(dynamic, {{5, 4}});
+  ASSERT_TRUE(five.isOk()) << five.message();
+  const Program &p = five.value();
+  EXPECT_FALSE(p.isDynamic());
+  EXPECT_EQ(p.signature.inputs[0].str(), "f32[5, 4]");
+  EXPECT_EQ(p.signature.outputs[0].str(), "f32[5, 4]");
+  for (int b : {0, 1, 2}) {
+    EXPECT_EQ(p.buffers[b].bytes, 80u);
+    EXPECT_EQ(p.buffers[b].bytesScalar, kNoScalar);
+  }
+  // The size argument: 20 as a little-endian 32-bit integer.
+  EXPECT_EQ(p.buffers[3].kind, Buffer::Kind::Constant);
+  EXPECT_EQ(p.buffers[3].data, (std::vector<uint8_t>{20, 0, 0, 0}));
+  EXPECT_EQ(p.dispatches[0].workgroups, (std::array<uint32_t, 3>{1, 1, 1}));
+  EXPECT_EQ(p.copies[0].bytes, 80u);
+  EXPECT_EQ(p.steps.size(), 2u);
+  // The temporary went into an arena planned for these sizes.
+  EXPECT_EQ(p.buffers[1].arenaOffset, 0u);
+  EXPECT_EQ(p.arenaBytes, 256u);
+  EXPECT_TRUE(validateProgram(p).isOk());
+
+  Result<Program> big = specializeProgram(dynamic, {{1000, 4}}, false);
+  ASSERT_TRUE(big.isOk()) << big.message();
+  EXPECT_EQ(big.value().dispatches[0].workgroups[0], 16u);
+  EXPECT_EQ(big.value().buffers[1].arenaOffset, std::nullopt);
+
+  // An empty batch: the dispatch and the copy are dropped, buffers keep
+  // their minimum of 4 bytes.
+  Result<Program> empty = specializeProgram(dynamic, {{0, 4}});
+  ASSERT_TRUE(empty.isOk()) << empty.message();
+  EXPECT_TRUE(empty.value().steps.empty());
+  EXPECT_EQ(empty.value().buffers[0].bytes, 4u);
+  EXPECT_EQ(empty.value().signature.outputs[0].str(), "f32[0, 4]");
+}
+
+TEST(VulkanProgramTest, SpecializationErrors) {
+  Program dynamic = dynamicProgram();
+  EXPECT_EQ(specializeProgram(dynamic, {{3, 4}}).message(),
+            "three rows are not allowed");
+  EXPECT_EQ(specializeProgram(dynamic, {{5, 3}}).message(),
+            "input 0 expects f32[?, 4], got a shape of rank 2 or other "
+            "static sizes");
+  EXPECT_EQ(specializeProgram(dynamic, {}).message(),
+            "expected 1 input shapes, got 0");
+  EXPECT_EQ(specializeProgram(dynamic, {{INT64_C(1) << 62, 4}}).message(),
+            "a size computed from the input shapes overflows 64 bits");
+  // 2^29 rows: 2^31 elements do not fit the kernels' 32-bit size argument.
+  EXPECT_EQ(specializeProgram(dynamic, {{INT64_C(1) << 29, 4}}).message(),
+            "buffer 3 (size argument) holds 2147483648, beyond the 32-bit "
+            "integers kernels use");
+  Program divide = dynamic;
+  divide.scalars[5].value = 0; // the 256 of the grid
+  EXPECT_EQ(specializeProgram(divide, {{5, 4}}).message(),
+            "a size computed from the input shapes divides by zero");
+  // A static program is its own specialization.
+  Program fixed = programWith(
+      {io(Buffer::Kind::Input), temporary(64), io(Buffer::Kind::Output)});
+  dispatch(fixed, {0, 1, 2});
+  ASSERT_FALSE(fixed.isDynamic());
+  Result<Program> same = specializeProgram(fixed, {{4}});
+  ASSERT_TRUE(same.isOk());
+  EXPECT_EQ(same.value().buffers[1].arenaOffset, std::nullopt);
+}
+
+TEST(VulkanProgramTest, ScalarArithmetic) {
+  // Each scalar reaches a kernel through a size argument, whose bytes
+  // show its value.
+  using Op = Scalar::Op;
+  Program p;
+  p.signature.inputs = {{"x", DType::F32, {kDynamicDim}, false}};
+  auto add = [&](Op op, std::array<uint32_t, 3> operands, int64_t value = 0) {
+    p.scalars.push_back({op, value, operands});
+    return uint32_t(p.scalars.size() - 1);
+  };
+  uint32_t x = add(Op::InputDim, {0, 0}); // 7
+  uint32_t minus7 = add(Op::Sub, {add(Op::Constant, {}, 0), x});
+  uint32_t two = add(Op::Constant, {}, 2);
+  std::vector<std::pair<uint32_t, int32_t>> expected = {
+      {add(Op::DivS, {minus7, two}), -3},
+      {add(Op::RemS, {minus7, two}), -1},
+      {add(Op::FloorDivS, {minus7, two}), -4},
+      {add(Op::CeilDivS, {minus7, two}), -3},
+      {add(Op::CeilDivS, {x, two}), 4},
+      {add(Op::DivU, {x, two}), 3},
+      {add(Op::RemU, {x, two}), 1},
+      {add(Op::CeilDivU, {x, two}), 4},
+      {add(Op::MinS, {minus7, two}), -7},
+      {add(Op::MaxS, {minus7, two}), 2},
+      // Unsigned: -7 is 2^64 - 7.
+      {add(Op::MinU, {minus7, two}), 2},
+      {add(Op::Ult, {minus7, two}), 0},
+      {add(Op::Slt, {minus7, two}), 1},
+      {add(Op::Sge, {x, x}), 1},
+      {add(Op::Select, {add(Op::Eq, {x, two}), two, minus7}), -7}};
+  p.kernels = {
+      {"k", "k", fakeSpirv("k"), uint32_t(expected.size()), {1, 1, 1}}};
+  Dispatch d;
+  for (auto [scalar, value] : expected) {
+    p.buffers.push_back({Buffer::Kind::Size, scalar, 4, {}, std::nullopt});
+    d.buffers.push_back(uint32_t(p.buffers.size() - 1));
+  }
+  p.dispatches = {d};
+  p.steps = {{Step::Kind::Dispatch, 0}};
+  Result<Program> s = specializeProgram(p, {{7}});
+  ASSERT_TRUE(s.isOk()) << s.message();
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const std::vector<uint8_t> &data = s.value().buffers[i].data;
+    ASSERT_EQ(data.size(), 4u);
+    int32_t value = int32_t(uint32_t(data[0]) | uint32_t(data[1]) << 8 |
+                            uint32_t(data[2]) << 16 | uint32_t(data[3]) << 24);
+    EXPECT_EQ(value, expected[i].second) << "scalar " << expected[i].first;
+  }
+}
+
+TEST(VulkanProgramTest, ValidationOfDynamicParts) {
+  Program later = dynamicProgram();
+  later.scalars[2].operands = {5, 0, 0};
+  EXPECT_EQ(validateProgram(later).message(),
+            "invalid Vulkan program: scalar 2 uses scalar 5, which does not "
+            "come before it");
+  Program dim = dynamicProgram();
+  dim.scalars[0].operands = {0, 2, 0};
+  EXPECT_EQ(validateProgram(dim).message(),
+            "invalid Vulkan program: scalar 0 reads dimension 2 of input 0, "
+            "which does not exist");
+  Program unsized = dynamicProgram();
+  unsized.outputDims.clear();
+  EXPECT_EQ(validateProgram(unsized).message(),
+            "invalid Vulkan program: output 0 dimension 0 is dynamic without "
+            "a scalar for its size");
+  Program arena = dynamicProgram();
+  arena.buffers[1].arenaOffset = 0;
+  EXPECT_EQ(validateProgram(arena).message(),
+            "invalid Vulkan program: buffer 1 has a dynamic size and an arena "
+            "offset");
+  Program check = dynamicProgram();
+  check.checks[0].scalar = 99;
+  EXPECT_EQ(validateProgram(check).message(),
+            "invalid Vulkan program: shape check 0 names a scalar out of "
+            "range");
+  Program grid = dynamicProgram();
+  grid.dispatches[0].workgroupScalars[1] = 99;
+  EXPECT_EQ(validateProgram(grid).message(),
+            "invalid Vulkan program: dispatch 0 names a scalar out of range");
+}
+
 } // namespace

@@ -190,9 +190,10 @@ struct Program {
 /// temporaries planned into one arena when `reuseTemporaries`. The shapes
 /// must be admitted by the signature (checked). A static program is
 /// returned unchanged.
-Result<Program> specializeProgram(const Program &program,
-                                  const std::vector<std::vector<int64_t>> &inputShapes,
-                                  bool reuseTemporaries = true);
+Result<Program>
+specializeProgram(const Program &program,
+                  const std::vector<std::vector<int64_t>> &inputShapes,
+                  bool reuseTemporaries = true);
 
 /// Arena offsets are multiples of this: Vulkan's largest allowed
 /// minStorageBufferOffsetAlignment. A device needing more for its buffers

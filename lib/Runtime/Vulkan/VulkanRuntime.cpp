@@ -1135,8 +1135,8 @@ struct Executable::Impl {
   /// its own buffers and recorded command buffer; pipelines come from the
   /// context's pipeline cache.
   bool dynamic = false;
-  std::vector<std::pair<std::vector<std::vector<int64_t>>,
-                        std::unique_ptr<Executable>>>
+  std::vector<
+      std::pair<std::vector<std::vector<int64_t>>, std::unique_ptr<Executable>>>
       instances;
   bool profiling = false;
   /// At most this many shapes stay loaded; the least recently used goes.
@@ -1982,13 +1982,12 @@ Executable::Impl::instanceFor(const std::vector<Tensor> &inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!sig.inputs[i].admitsShape(inputs[i].shape()) ||
         inputs[i].dtype() != sig.inputs[i].dtype)
-      return Status::error("input " + std::to_string(i) +
-                           (sig.inputs[i].name.empty()
-                                ? std::string()
-                                : " '" + sig.inputs[i].name + "'") +
-                           " expects " + sig.inputs[i].str() + ", got " +
-                           TensorSpec{"", inputs[i].dtype(), inputs[i].shape()}
-                               .str());
+      return Status::error(
+          "input " + std::to_string(i) +
+          (sig.inputs[i].name.empty() ? std::string()
+                                      : " '" + sig.inputs[i].name + "'") +
+          " expects " + sig.inputs[i].str() + ", got " +
+          TensorSpec{"", inputs[i].dtype(), inputs[i].shape()}.str());
     shapes.push_back(inputs[i].shape());
   }
   for (size_t i = 0; i < instances.size(); ++i)
