@@ -100,19 +100,30 @@ Value mlir::fx::productOf(OpBuilder &b, Location loc,
   return product;
 }
 
-void mlir::fx::emitUnrolledStridedLoop(
-    OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
-    int64_t unroll, function_ref<void(OpBuilder &, Value)> body) {
+namespace {
+
+/// emitUnrolledStridedLoop over `count` iterations, ending at `end` (the
+/// count as a value); `clamp(b, index)` gives the clamped index and whether
+/// it is in range.
+void stridedLoop(
+    OpBuilder &b, Location loc, Value start, Value end, Value stride,
+    int64_t unroll,
+    function_ref<std::pair<Value, Value>(OpBuilder &, Value)> clamp,
+    function_ref<void(OpBuilder &, Value)> body) {
   Value step = arith::MulIOp::create(
       b, loc, stride, arith::ConstantIndexOp::create(b, loc, unroll));
-  auto loop = scf::ForOp::create(
-      b, loc, start, arith::ConstantIndexOp::create(b, loc, count), step);
+  auto loop = scf::ForOp::create(b, loc, start, end, step);
   Block *block = loop.getBody();
   OpBuilder inner = OpBuilder::atBlockBegin(block);
   SmallVector<Operation *> guards;
   for (int64_t k = 0; k < unroll; ++k) {
-    auto [index, valid] =
-        copyIndex(inner, loc, loop.getInductionVar(), k, stride, count);
+    Value i = loop.getInductionVar();
+    if (k > 0)
+      i = arith::AddIOp::create(
+          inner, loc, i,
+          arith::MulIOp::create(inner, loc, stride,
+                                arith::ConstantIndexOp::create(inner, loc, k)));
+    auto [index, valid] = clamp(inner, i);
     llvm::SmallPtrSet<Operation *, 16> before;
     for (Operation &op : *block)
       before.insert(&op);
@@ -130,6 +141,36 @@ void mlir::fx::emitUnrolledStridedLoop(
   }
   for (Operation *guard : guards)
     guard->moveBefore(block->getTerminator());
+}
+
+} // namespace
+
+void mlir::fx::emitUnrolledStridedLoop(
+    OpBuilder &b, Location loc, Value start, int64_t count, Value stride,
+    int64_t unroll, function_ref<void(OpBuilder &, Value)> body) {
+  stridedLoop(
+      b, loc, start, arith::ConstantIndexOp::create(b, loc, count), stride,
+      unroll,
+      [&](OpBuilder &inner, Value index) {
+        return clampIndex(inner, loc, index, count);
+      },
+      body);
+}
+
+void mlir::fx::emitUnrolledStridedLoop(
+    OpBuilder &b, Location loc, Value start, Value count, Value stride,
+    int64_t unroll, function_ref<void(OpBuilder &, Value)> body) {
+  // count - 1 (a loop with no iterations never uses it).
+  Value last = arith::SubIOp::create(b, loc, count,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
+  stridedLoop(
+      b, loc, start, count, stride, unroll,
+      [&](OpBuilder &inner, Value index) -> std::pair<Value, Value> {
+        Value valid = arith::CmpIOp::create(
+            inner, loc, arith::CmpIPredicate::ult, index, count);
+        return {arith::MinUIOp::create(inner, loc, index, last), valid};
+      },
+      body);
 }
 
 Value mlir::fx::emitUnrolledStridedReduction(

@@ -129,21 +129,28 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   };
 
   int64_t gridThreads = staticGroups * workgroupSize;
+  bool straightLine =
+      llvm::all_of(loop.getBody()->without_terminator(),
+                   [](Operation &op) { return op.getNumRegions() == 0; });
   if (!staticCounts) {
+    // The grid the host launched; several iterations per trip as below.
     Value stride = arith::MulIOp::create(body, loc, launch.getGridSize().x,
                                          cst(body, workgroupSize));
-    auto strided = scf::ForOp::create(body, loc, linear, total, stride);
-    OpBuilder loopBuilder = OpBuilder::atBlockBegin(strided.getBody());
-    emitIteration(loopBuilder, strided.getInductionVar());
+    if (straightLine) {
+      fx::emitUnrolledStridedLoop(body, loc, linear, total, stride,
+                                  fx::kStridedUnroll, emitIteration);
+    } else {
+      auto strided = scf::ForOp::create(body, loc, linear, total, stride);
+      OpBuilder loopBuilder = OpBuilder::atBlockBegin(strided.getBody());
+      emitIteration(loopBuilder, strided.getInductionVar());
+    }
   } else if (gridThreads >= staticTotal) {
     Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
                                           linear, cst(body, staticTotal));
     auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
     OpBuilder thenBuilder = guard.getThenBodyBuilder();
     emitIteration(thenBuilder, linear);
-  } else if (llvm::all_of(
-                 loop.getBody()->without_terminator(),
-                 [](Operation &op) { return op.getNumRegions() == 0; })) {
+  } else if (straightLine) {
     // Several iterations per trip, their loads issued together.
     fx::emitUnrolledStridedLoop(body, loc, linear, staticTotal,
                                 cst(body, gridThreads), fx::kStridedUnroll,

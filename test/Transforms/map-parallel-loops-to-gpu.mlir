@@ -89,10 +89,19 @@ func.func @copies(%a: memref<4x4xf32>, %b: memref<4x4xf32>, %c: memref<2x2xf32>)
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%[[GX:.*]] = %[[GROUPS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in
 // CHECK: %[[LINEAR:.*]] = arith.addi %{{.*}}, %[[TX]]
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[GX]], %{{.*}}
-// CHECK: scf.for %[[I:.*]] = %[[LINEAR]] to %[[TOTAL]] step %[[STRIDE]]
-// CHECK-DAG: arith.remui %[[I]], %{{.*}}
-// CHECK-DAG: arith.divui %[[I]], %{{.*}}
-// CHECK: memref.store %{{.*}}, %[[A]][%{{.*}}, %{{.*}}]
+// CHECK: %[[LAST:.*]] = arith.subi %[[TOTAL]], %c1
+// CHECK: %[[STEP:.*]] = arith.muli %[[STRIDE]], %c4
+// CHECK: scf.for %[[I:.*]] = %[[LINEAR]] to %[[TOTAL]] step %[[STEP]]
+// Four iterations per trip, each clamped to the last one and its store
+// guarded.
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[I]], %[[TOTAL]]
+// CHECK: %[[INDEX:.*]] = arith.minui %[[I]], %[[LAST]]
+// CHECK-DAG: arith.remui %[[INDEX]], %{{.*}}
+// CHECK-DAG: arith.divui %[[INDEX]], %{{.*}}
+// CHECK-COUNT-3: arith.minui %{{.*}}, %[[LAST]]
+// CHECK: scf.if %[[VALID]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[A]][%{{.*}}, %{{.*}}]
+// CHECK-COUNT-3: scf.if
 func.func @dynamic(%a: memref<?x16xf32>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

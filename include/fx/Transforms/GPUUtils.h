@@ -49,6 +49,11 @@ void emitUnrolledStridedLoop(OpBuilder &b, Location loc, Value start,
                              int64_t count, Value stride, int64_t unroll,
                              function_ref<void(OpBuilder &, Value index)> body);
 
+/// Like the above for a count computed at run time (a dynamic dimension).
+void emitUnrolledStridedLoop(OpBuilder &b, Location loc, Value start,
+                             Value count, Value stride, int64_t unroll,
+                             function_ref<void(OpBuilder &, Value index)> body);
+
 /// Like emitUnrolledStridedLoop for a reduction: `body(b, index, acc)`
 /// returns the accumulator after `index`; copies beyond `count` keep the
 /// accumulator. Returns the final accumulator.
