@@ -31,9 +31,10 @@ WORKLOADS = {
     "softmax": ("softmax", [[8192, 8192]], [1, 7]),
     "layer_norm": ("layer_norm", [[8192, 8192], [8192], [8192]], [1, 7]),
     "sum_last": ("sum_last", [[8192, 8192]], [1, 7]),
-    # Matmuls with a dynamic row count run on the untiled kernel (one thread
-    # per output element): the fixed-size program uses the tiled one.
+    # Tiled kernels: the dynamic program's tile shape assumes a batch of
+    # 1024 and never splits k.
     "matmul_f32": ("matmul", [[4096, 1024], [1024, 1024]], [1, 7]),
+    "conv3x3_relu": ("conv_relu", [[32, 64, 56, 56], [64, 64, 3, 3]], [1, 3]),
 }
 
 
@@ -71,6 +72,9 @@ def reference(kind, inputs, torch):
         return x.double().sum(-1).float()
     if kind == "matmul":
         return (x.double() @ inputs[1].double()).float()
+    if kind == "conv_relu":
+        return torch.relu(torch.nn.functional.conv2d(x.double(), inputs[1].double(),
+                                                     padding=1)).float()
     raise ValueError(kind)
 
 

@@ -755,6 +755,19 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
            << "invalid Vulkan target '" << options.target << "'";
   if (failed(pm.run(module)))
     return failure();
+  FailureOr<vk::Program> program =
+      buildVulkanSchedule(module, entry, signature);
+  if (failed(program))
+    return failure();
+  // With dynamic dimensions the runtime plans the arena per input shape.
+  if (options.reuseTemporaries && !program->isDynamic())
+    vk::planTemporaryReuse(*program);
+  return program;
+}
+
+FailureOr<vk::Program>
+buildVulkanSchedule(ModuleOp module, StringRef entry,
+                    const rt::FunctionSignature &signature) {
   auto func = module.lookupSymbol<func::FuncOp>(entry);
   if (!func || func.isExternal())
     return emitError(module.getLoc())
@@ -764,9 +777,6 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   ScheduleBuilder builder(module, program);
   if (failed(builder.build(func)))
     return failure();
-  // With dynamic dimensions the runtime plans the arena per input shape.
-  if (options.reuseTemporaries && !program.isDynamic())
-    vk::planTemporaryReuse(program);
   return program;
 }
 

@@ -38,6 +38,16 @@ std::pair<Value, Value> mlir::fx::clampIndex(OpBuilder &b, Location loc,
   return {clamped, valid};
 }
 
+std::pair<Value, Value> mlir::fx::clampIndex(OpBuilder &b, Location loc,
+                                             Value index, Value count) {
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, index, count);
+  Value last = arith::SubIOp::create(b, loc, count,
+                                     arith::ConstantIndexOp::create(b, loc, 1));
+  Value clamped = arith::MinUIOp::create(b, loc, index, last);
+  return {clamped, valid};
+}
+
 SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
                                          Value linear,
                                          ArrayRef<int64_t> sizes) {
@@ -65,8 +75,8 @@ SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
   SmallVector<int64_t> known;
   for (OpFoldResult size : sizes)
     known.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
-  if (llvm::none_of(ArrayRef<int64_t>(known).drop_front(),
-                    ShapedType::isDynamic))
+  if (known.size() <= 1 || llvm::none_of(ArrayRef<int64_t>(known).drop_front(),
+                                         ShapedType::isDynamic))
     return delinearize(b, loc, linear, known);
   SmallVector<Value> indices(sizes.size());
   Value rest = linear;

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -77,12 +78,12 @@ TileConfig chooseTileShape(int64_t batch, int64_t rows, int64_t cols) {
 /// 256 workgroups in all, each reducing at least 4 k steps. The partial
 /// sums go to a temporary buffer that a second kernel adds to the output.
 TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
-                      int64_t reduction) {
+                      int64_t reduction, bool maySplit) {
   TileConfig tile = chooseTileShape(batch, rows, cols);
   int64_t tiles =
       batch * llvm::divideCeil(rows, tile.m) * llvm::divideCeil(cols, tile.n);
   tile.kPerSplit = reduction;
-  if (tiles >= 128)
+  if (tiles >= 128 || !maySplit)
     return tile;
   int64_t splits =
       std::min<int64_t>(llvm::divideCeil(256, tiles), reduction / (4 * tile.k));
@@ -94,16 +95,37 @@ TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
   return tile;
 }
 
-/// Loops of the GEMM view, outermost first, with their sizes.
+/// What tile choice assumes of a dynamic dimension's size: a batch of
+/// tokens or images large enough for the large tiles where the static
+/// dimensions allow them.
+constexpr int64_t kDynamicSizeGuess = 1024;
+
+/// Loops of the GEMM view, outermost first, with their sizes. Only the
+/// outermost loop of the rows and batch groups may be dynamic (a batch
+/// dimension), its size ShapedType::kDynamic.
 struct Group {
   SmallVector<unsigned> loops;
   SmallVector<int64_t> sizes;
+  bool isDynamic() const { return llvm::any_of(sizes, ShapedType::isDynamic); }
+  /// The size (static groups only).
   int64_t size() const { return computeProduct(sizes); }
+  /// The size with kDynamicSizeGuess for the dynamic dimension.
+  int64_t guessedSize() const {
+    int64_t size = 1;
+    for (int64_t s : sizes)
+      size *= ShapedType::isDynamic(s) ? kDynamicSizeGuess : s;
+    return size;
+  }
   void add(unsigned loop, int64_t size) {
     loops.push_back(loop);
     sizes.push_back(size);
   }
 };
+
+/// A group's size for messages: "?" when dynamic.
+std::string sizeText(const Group &group) {
+  return group.isDynamic() ? "?" : std::to_string(group.size());
+}
 
 struct GemmView {
   Group rows, cols, reduction, batch;
@@ -156,8 +178,6 @@ FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why) {
   if (!isMultiplyAccumulate(op->getRegion(0).front()))
     return fail("its body is not a multiply-accumulate");
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(ranges, ShapedType::isDynamic))
-    return fail("dynamic sizes");
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   AffineMap outMap = maps[2];
   if (!outMap.isProjectedPermutation())
@@ -185,6 +205,8 @@ FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why) {
   }
   if (onlyA.loops.empty() || onlyB.loops.empty())
     return fail("a matrix-vector product");
+  if (view.reduction.isDynamic())
+    return fail("a dynamic reduction size");
   if (view.reduction.size() < kMinReduction)
     return fail("a reduction shorter than " + std::to_string(kMinReduction));
   // Neighbouring threads own neighbouring columns: the columns are the
@@ -195,6 +217,14 @@ FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why) {
   view.cols = colsAreA ? onlyA : onlyB;
   view.rows = colsAreA ? onlyB : onlyA;
   view.rowOperand = colsAreA ? 1 : 0;
+  // A dynamic batch: the outermost loop of a group (a linear layer's
+  // tokens in the rows, an NCHW convolution's images in the columns, a
+  // batched matmul's batch).
+  for (const Group *group : {&view.rows, &view.cols, &view.batch})
+    if (group->sizes.size() > 1 &&
+        llvm::any_of(ArrayRef<int64_t>(group->sizes).drop_front(),
+                     ShapedType::isDynamic))
+      return fail("a dynamic size that is not the outermost of its group");
   return view;
 }
 
@@ -215,9 +245,32 @@ private:
   /// Sets `loops`' entries of `group` from the group's linear index.
   void setLoops(OpBuilder &b, const Group &group, Value linear,
                 SmallVectorImpl<Value> &loops) {
-    SmallVector<Value> parts = fx::delinearize(b, loc, linear, group.sizes);
+    SmallVector<OpFoldResult> sizes;
+    for (auto [loop, size] : llvm::zip(group.loops, group.sizes))
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(extents[loop])
+                          : OpFoldResult(b.getIndexAttr(size)));
+    SmallVector<Value> parts = fx::delinearize(b, loc, linear, sizes);
     for (auto [loop, part] : llvm::zip(group.loops, parts))
       loops[loop] = part;
+  }
+  /// `index` clamped to `group`'s size, and whether it is below it.
+  std::pair<Value, Value> clamp(OpBuilder &b, Value index, const Group &group) {
+    if (!group.isDynamic())
+      return fx::clampIndex(b, loc, index, group.size());
+    return fx::clampIndex(b, loc, index, counts.lookup(&group));
+  }
+  /// The size of `group` computed before the launch at `b` (a dynamic
+  /// group's, from its loops' extents), recorded for clamp().
+  Value hostCount(OpBuilder &b, const Group &group) {
+    SmallVector<OpFoldResult> sizes;
+    for (auto [loop, size] : llvm::zip(group.loops, group.sizes))
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(extents[loop])
+                          : OpFoldResult(b.getIndexAttr(size)));
+    Value count = fx::productOf(b, loc, sizes);
+    counts[&group] = count;
+    return count;
   }
   /// Indices into operand `operand` for the loop values `loops` (loops the
   /// operand does not use may be null).
@@ -257,6 +310,10 @@ private:
   Location loc;
   Value threadId, zero;
   SmallVector<Value> batchLoops;
+  /// Host values of the dynamic loops' sizes, by loop.
+  SmallVector<Value> extents;
+  /// Host values of the dynamic groups' sizes.
+  llvm::DenseMap<const Group *, Value> counts;
 };
 
 void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
@@ -275,8 +332,8 @@ void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
                                      : ArrayRef<int64_t>{count, tile.k});
     Value g = groupFastest ? parts[1] : parts[0];
     Value kk = groupFastest ? parts[0] : parts[1];
-    auto [gIndex, gOk] = fx::clampIndex(
-        b, loc, arith::AddIOp::create(b, loc, start, g), group.size());
+    auto [gIndex, gOk] =
+        clamp(b, arith::AddIOp::create(b, loc, start, g), group);
     auto [kIndex, kOk] =
         fx::clampIndex(b, loc, arith::AddIOp::create(b, loc, kStart, kk),
                        view.reduction.size());
@@ -307,17 +364,44 @@ void GemmKernelBuilder::build() {
         MemRefType::get({tile.splits, view.batch.size(), view.rows.size(),
                          view.cols.size()},
                         accType));
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cst(b, llvm::divideCeil(view.cols.size(), tile.n)),
-      cst(b, llvm::divideCeil(view.rows.size(), tile.m)),
-      cst(b, view.batch.size() * tile.splits), cst(b, kThreads), c1, c1);
+  // A dynamic batch: the host computes the grid from the loops' sizes
+  // (never split over k, chooseTile).
+  extents.assign(op.getNumLoops(), Value());
+  SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+  if (llvm::any_of(staticRanges, ShapedType::isDynamic)) {
+    SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+    for (auto [d, range] : llvm::enumerate(ranges))
+      if (ShapedType::isDynamic(staticRanges[d]))
+        extents[d] = getValueOrCreateConstantIndexOp(b, loc, range.size);
+  }
+  Value gridX, gridY, gridZ;
+  if (view.cols.isDynamic())
+    gridX = arith::CeilDivUIOp::create(b, loc, hostCount(b, view.cols),
+                                       cst(b, tile.n));
+  else
+    gridX = cst(b, llvm::divideCeil(view.cols.size(), tile.n));
+  if (view.rows.isDynamic())
+    gridY = arith::CeilDivUIOp::create(b, loc, hostCount(b, view.rows),
+                                       cst(b, tile.m));
+  else
+    gridY = cst(b, llvm::divideCeil(view.rows.size(), tile.m));
+  if (view.batch.isDynamic())
+    gridZ = hostCount(b, view.batch);
+  else
+    gridZ = cst(b, view.batch.size() * tile.splits);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ,
+                                      cst(b, kThreads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
   zero = cst(body, 0);
   // Split-k: the grid's z is (batch, split).
-  SmallVector<Value> batchAndSplit = fx::delinearize(
-      body, loc, launch.getBlockIds().z, {view.batch.size(), tile.splits});
-  Value batchLinear = batchAndSplit[0], split = batchAndSplit[1];
+  Value batchLinear = launch.getBlockIds().z, split = zero;
+  if (!view.batch.isDynamic()) {
+    SmallVector<Value> batchAndSplit = fx::delinearize(
+        body, loc, launch.getBlockIds().z, {view.batch.size(), tile.splits});
+    batchLinear = batchAndSplit[0];
+    split = batchAndSplit[1];
+  }
   batchLoops.assign(op.getNumLoops(), Value());
   if (!view.batch.loops.empty())
     setLoops(body, view.batch, batchLinear, batchLoops);
@@ -347,23 +431,23 @@ void GemmKernelBuilder::build() {
   // threadCol + threadsN * j (neighbouring threads, neighbouring columns).
   SmallVector<SmallVector<Value>> rowLoops, colLoops;
   SmallVector<Value> rowOks, colOks, rowLinear, colLinear;
-  auto ownLoops =
-      [&](const Group &group, Value start, Value thread, int64_t stride,
-          int64_t count, SmallVectorImpl<SmallVector<Value>> &loops,
-          SmallVectorImpl<Value> &oks, SmallVectorImpl<Value> &linear) {
-        for (int64_t i = 0; i < count; ++i) {
-          Value local =
-              arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
-          auto [index, ok] = fx::clampIndex(
-              body, loc, arith::AddIOp::create(body, loc, start, local),
-              group.size());
-          SmallVector<Value> values(op.getNumLoops());
-          setLoops(body, group, index, values);
-          loops.push_back(values);
-          oks.push_back(ok);
-          linear.push_back(index);
-        }
-      };
+  auto ownLoops = [&](const Group &group, Value start, Value thread,
+                      int64_t stride, int64_t count,
+                      SmallVectorImpl<SmallVector<Value>> &loops,
+                      SmallVectorImpl<Value> &oks,
+                      SmallVectorImpl<Value> &linear) {
+    for (int64_t i = 0; i < count; ++i) {
+      Value local =
+          arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
+      auto [index, ok] =
+          clamp(body, arith::AddIOp::create(body, loc, start, local), group);
+      SmallVector<Value> values(op.getNumLoops());
+      setLoops(body, group, index, values);
+      loops.push_back(values);
+      oks.push_back(ok);
+      linear.push_back(index);
+    }
+  };
   ownLoops(view.rows, mStart, threadRow, threadsM, tile.perThreadM, rowLoops,
            rowOks, rowLinear);
   ownLoops(view.cols, nStart, threadCol, threadsN, tile.perThreadN, colLoops,
@@ -945,11 +1029,18 @@ struct MapMatmulsToGPUPass
         op->emitRemark("not mapped as a tiled matmul: ") << why;
     });
     for (auto &[op, view] : ops) {
-      TileConfig tile = chooseTile(view.batch.size(), view.rows.size(),
-                                   view.cols.size(), view.reduction.size());
+      bool dynamic = view.rows.isDynamic() || view.cols.isDynamic() ||
+                     view.batch.isDynamic();
+      // With a dynamic batch the tile assumes a moderate size
+      // (kDynamicSizeGuess) and k is never split (a split's partial sums
+      // would need a temporary sized at run time).
+      TileConfig tile =
+          chooseTile(view.batch.guessedSize(), view.rows.guessedSize(),
+                     view.cols.guessedSize(), view.reduction.size(), !dynamic);
       if (report)
-        op->emitRemark() << "tiled matmul: " << view.rows.size() << "x"
-                         << view.cols.size() << "x" << view.reduction.size()
+        op->emitRemark() << "tiled matmul: " << sizeText(view.rows) << "x"
+                         << sizeText(view.cols) << "x" << view.reduction.size()
+                         << (view.batch.isDynamic() ? " (batch ?)" : "")
                          << " in " << tile.m << "x" << tile.n
                          << " output tiles, k step " << tile.k << ", "
                          << kThreads << " threads of " << tile.perThreadM << "x"

@@ -59,11 +59,56 @@ func.func @batch(%a: memref<5x8x16xf32>, %b: memref<5x16x8xf32>, %c: memref<5x8x
 // CHECK: linalg.matmul
 // CHECK: linalg.matmul
 // CHECK-NOT: gpu.launch
-func.func @unmapped(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>, %d: memref<?x8xf32>, %e: memref<8x4xf32>, %f: memref<?x4xf32>) {
+func.func @unmapped(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32>, %d: memref<4x?xf32>, %e: memref<?x4xf32>, %f: memref<4x4xf32>) {
   // expected-remark @below {{not mapped as a tiled matmul: not a floating-point matmul}}
   linalg.matmul ins(%a, %b : memref<4x8xi32>, memref<8x4xi32>) outs(%c : memref<4x4xi32>)
-  // expected-remark @below {{not mapped as a tiled matmul: dynamic sizes}}
-  linalg.matmul ins(%d, %e : memref<?x8xf32>, memref<8x4xf32>) outs(%f : memref<?x4xf32>)
+  // expected-remark @below {{not mapped as a tiled matmul: a dynamic reduction size}}
+  linalg.matmul ins(%d, %e : memref<4x?xf32>, memref<?x4xf32>) outs(%f : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// A dynamic row count (a linear layer over a batch of tokens): the host
+// computes the row tiles from the buffer's size; tiles assume a large batch
+// and k is never split. Rows past the end are clamped and not stored.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x64xf32>
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %c0
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[M]], %c64
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c1{{.*}}, {{.*}} = %[[TILES]], {{.*}} = %c1{{.*}})
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]]
+// CHECK: memref.load %[[A]]
+func.func @dynamic_rows(%a: memref<?x64xf32>, %b: memref<64x32xf32>, %c: memref<?x32xf32>) {
+  // expected-remark @below {{tiled matmul: ?x32x64 in 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  linalg.matmul ins(%a, %b : memref<?x64xf32>, memref<64x32xf32>) outs(%c : memref<?x32xf32>)
+  return
+}
+
+// -----
+
+// A dynamic batch of a batched matmul: one grid layer per batch element.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK-SAME: %[[A:[a-z0-9]+]]: memref<?x16x64xf32>
+// CHECK: %[[B:.*]] = memref.dim %[[A]], %c0
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[B]])
+func.func @dynamic_batch(%a: memref<?x16x64xf32>, %b: memref<?x64x16xf32>, %c: memref<?x16x16xf32>) {
+  // expected-remark @below {{tiled matmul: 16x16x64 (batch ?) in 64x64 output tiles}}
+  linalg.batch_matmul ins(%a, %b : memref<?x16x64xf32>, memref<?x64x16xf32>) outs(%c : memref<?x16x16xf32>)
+  return
+}
+
+// -----
+
+// Only a group's outermost dimension may be dynamic.
+func.func @dynamic_inner(%a: memref<4x?x64xf32>, %b: memref<64x32xf32>, %c: memref<4x?x32xf32>) {
+  // expected-remark @below {{not mapped as a tiled matmul: a dynamic size that is not the outermost of its group}}
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : memref<4x?x64xf32>, memref<64x32xf32>) outs(%c : memref<4x?x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
   return
 }
 

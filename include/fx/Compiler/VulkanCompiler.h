@@ -1,8 +1,8 @@
 //===- VulkanCompiler.h - compile FX functions to Vulkan programs -*- C++
 //-*-===//
 //
-// The compiler side of Vulkan execution: lowers an FX function (specialized
-// to static shapes, see CpuCompiler.h) with fx-vulkan-pipeline, serializes
+// The compiler side of Vulkan execution: lowers an FX function (static
+// shapes, or a dynamic outermost dimension) with fx-vulkan-pipeline, serializes
 // one SPIR-V module per kernel and turns the host function into the
 // schedule the MLIR-free Vulkan runtime replays (fx/Runtime/VulkanProgram.h).
 //
@@ -46,6 +46,15 @@ mlir::FailureOr<rt::vk::Program>
 compileForVulkan(mlir::ModuleOp module, llvm::StringRef entry,
                  const rt::FunctionSignature &signature,
                  const VulkanCompileOptions &options);
+
+/// The schedule of `module`'s function `entry`, already lowered by
+/// fx-vulkan-pipeline (host function of allocations, copies, launches and
+/// index arithmetic; SPIR-V modules for the kernels): what compileForVulkan
+/// does after the pipeline, without planning the arena. Errors are emitted
+/// as diagnostics at the host op that cannot be scheduled.
+mlir::FailureOr<rt::vk::Program>
+buildVulkanSchedule(mlir::ModuleOp module, llvm::StringRef entry,
+                    const rt::FunctionSignature &signature);
 
 /// Writes each kernel of `program` to `dir`/`prefix`<n>-<entry point>.spv
 /// (creating `dir`), for spirv-val or spirv-dis. Returns an error message,

@@ -39,19 +39,30 @@
 //
 //   {"kernels": [{"name", "entry_point", "spirv": BLOB, "num_bindings",
 //                 "workgroup_size": [x, y, z]}],
-//    "buffers": [{"kind": "input"|"output"|"temporary"|"constant",
-//                 "index" (input and output only), "bytes",
+//    "buffers": [{"kind": "input"|"output"|"temporary"|"constant"|"size",
+//                 "index" (input, output: the signature position; size: the
+//                          scalar), "bytes",
+//                 "bytes_scalar" (optional: the scalar giving the size),
 //                 "data": BLOB (constant only, optional),
 //                 "arena_offset" (temporary only, optional)}],
-//    "dispatches": [{"kernel", "workgroups": [x, y, z], "buffers": [...]}],
+//    "dispatches": [{"kernel", "workgroups": [x, y, z], "buffers": [...],
+//                    "workgroup_scalars": [x, y, z] (optional; 4294967295:
+//                                                    the fixed count)}],
 //    "copies": [{"source", "target", "source_offset", "target_offset",
-//                "bytes"}],
+//                "bytes", "bytes_scalar" (optional)}],
 //    "steps": [{"kind": "dispatch"|"copy", "index"}],
 //    "required_features": ["shaderInt64", ...],
 //    "arena_bytes" (optional; the buffer plan: temporaries with an
 //                   "arena_offset" share one block of this size, reusing
 //                   bytes between temporaries never live at the same time,
-//                   see planTemporaryReuse in fx/Runtime/VulkanProgram.h)}
+//                   see planTemporaryReuse in fx/Runtime/VulkanProgram.h),
+//    and, for a program with dynamic dimensions (a signature shape with
+//    null entries; no CPU code in its entry):
+//    "scalars": [{"op": "input_dim"|"add"|"mul"|"ceildivu"|..., "operands":
+//                 [a, b, c]} or {"op": "constant", "value": N}],
+//    "shape_checks": [{"scalar", "message"}],
+//    "output_dims": [[scalar or 4294967295 per dimension], ...]}
+//    (see vk::Scalar and specializeProgram in fx/Runtime/VulkanProgram.h)
 //
 // and a BLOB is {"offset": N, "size": M}: bytes [N, N + M) of the file.
 //

@@ -22,6 +22,9 @@ constexpr int64_t kStridedUnroll = 4;
 /// that is always safe to load from, and whether its element exists.
 std::pair<Value, Value> clampIndex(OpBuilder &b, Location loc, Value index,
                                    int64_t count);
+/// Like the above for a count computed at run time.
+std::pair<Value, Value> clampIndex(OpBuilder &b, Location loc, Value index,
+                                   Value count);
 
 /// The indices of `linear` in a row-major iteration space of static
 /// `sizes` (innermost fastest): unit dimensions get 0, and the remainder and

@@ -1,0 +1,196 @@
+//===- VulkanScheduleTest.cpp - the Vulkan host schedule ------------------===//
+//
+// fx::buildVulkanSchedule on hand-written lowered host functions: what the
+// pipeline's output becomes (buffers, copies, the scalars of dynamic
+// dimensions, shape checks, outputs aliasing their allocations), and the
+// diagnostics for host code the schedule cannot express, which the pipeline
+// does not produce from FX input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/VulkanCompiler.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace fx;
+using fx::rt::DType;
+using fx::rt::kDynamicDim;
+namespace vk = fx::rt::vk;
+
+namespace {
+
+class VulkanScheduleTest : public ::testing::Test {
+protected:
+  VulkanScheduleTest() {
+    mlir::DialectRegistry registry;
+    registerCpuCompilerDependencies(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    context.printOpOnDiagnostic(false);
+  }
+
+  /// The schedule of @f in `text`, or failure with the diagnostics in
+  /// `errors`.
+  mlir::FailureOr<vk::Program> schedule(const std::string &text,
+                                        rt::FunctionSignature signature) {
+    errors.clear();
+    mlir::ScopedDiagnosticHandler handler(&context, [&](mlir::Diagnostic &d) {
+      errors += d.str() + "\n";
+      for (const mlir::Diagnostic &note : d.getNotes())
+        errors += "note: " + note.str() + "\n";
+      return mlir::success();
+    });
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        mlir::parseSourceString<mlir::ModuleOp>(text, &context);
+    if (!module) {
+      ADD_FAILURE() << "does not parse: " << errors;
+      return mlir::failure();
+    }
+    return buildVulkanSchedule(*module, "f", signature);
+  }
+
+  static rt::FunctionSignature signature(std::vector<int64_t> in,
+                                         std::vector<int64_t> out) {
+    rt::FunctionSignature sig;
+    sig.inputs = {{"x", DType::F32, std::move(in), false}};
+    sig.outputs = {{"y", DType::F32, std::move(out), false}};
+    return sig;
+  }
+
+  mlir::MLIRContext context;
+  std::string errors;
+};
+
+TEST_F(VulkanScheduleTest, DynamicAllocationBecomesTheOutput) {
+  // What the pipeline leaves for a dynamic result: an allocation sized from
+  // the input, a shape check, a copy into the caller's buffer.
+  const char *text = R"mlir(
+    func.func @f(%x: memref<?x4xf32>, %y: memref<?x4xf32>) {
+      %c0 = arith.constant 0 : index
+      %c2 = arith.constant 2 : index
+      %n = memref.dim %x, %c0 : memref<?x4xf32>
+      %ok = arith.cmpi sge, %n, %c2 : index
+      cf.assert %ok, "needs two rows"
+      %t = memref.alloc(%n) : memref<?x4xf32>
+      memref.copy %x, %t : memref<?x4xf32> to memref<?x4xf32>
+      memref.copy %t, %y : memref<?x4xf32> to memref<?x4xf32>
+      return
+    })mlir";
+  mlir::FailureOr<vk::Program> program =
+      schedule(text, signature({kDynamicDim, 4}, {kDynamicDim, 4}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  // The allocation is the output: one copy (input -> output), no temporary.
+  ASSERT_EQ(program->buffers.size(), 2u);
+  EXPECT_EQ(program->buffers[1].kind, vk::Buffer::Kind::Output);
+  ASSERT_EQ(program->copies.size(), 1u);
+  EXPECT_EQ(program->copies[0].target, 1u);
+  ASSERT_EQ(program->checks.size(), 1u);
+  EXPECT_EQ(program->checks[0].message, "needs two rows");
+  ASSERT_TRUE(vk::validateProgram(*program).isOk())
+      << vk::validateProgram(*program).message();
+  rt::Result<vk::Program> five = vk::specializeProgram(*program, {{5, 4}});
+  ASSERT_TRUE(five.isOk()) << five.message();
+  EXPECT_EQ(five.value().signature.outputs[0].str(), "f32[5, 4]");
+  EXPECT_EQ(five.value().buffers[1].bytes, 80u);
+  EXPECT_EQ(five.value().copies[0].bytes, 80u);
+  EXPECT_EQ(vk::specializeProgram(*program, {{1, 4}}).message(),
+            "needs two rows");
+}
+
+TEST_F(VulkanScheduleTest, HostCodeOutsideTheSchedule) {
+  const char *text = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %c0 = arith.constant 0 : index
+      %v = memref.load %x[%c0] : memref<4xf32>
+      memref.copy %x, %y : memref<4xf32> to memref<4xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(schedule(text, signature({4}, {4}))));
+  EXPECT_EQ(errors,
+            "'memref.load' op cannot run on the Vulkan host side (the "
+            "schedule holds only allocations, constants, copies, kernel "
+            "launches and index arithmetic on the input shapes)\n");
+}
+
+TEST_F(VulkanScheduleTest, SizesTheHostDoesNotKnow) {
+  // The size of a dynamic output nothing has written yet.
+  const char *unknownDim = R"mlir(
+    func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+      %c0 = arith.constant 0 : index
+      %n = memref.dim %y, %c0 : memref<?xf32>
+      %t = memref.alloc(%n) : memref<?xf32>
+      memref.copy %t, %y : memref<?xf32> to memref<?xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(
+      schedule(unknownDim, signature({kDynamicDim}, {kDynamicDim}))));
+  EXPECT_EQ(errors, "'memref.dim' op asks for a size the Vulkan host side "
+                    "does not know (a constant dimension of an input or an "
+                    "allocation)\n");
+
+  // A dynamic output that nothing writes.
+  const char *unwritten = R"mlir(
+    func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(
+      schedule(unwritten, signature({kDynamicDim}, {kDynamicDim}))));
+  EXPECT_EQ(errors, "output 0 has dynamic dimensions that the Vulkan host "
+                    "side cannot size (it is not copied from a buffer of "
+                    "known shape)\n");
+}
+
+TEST_F(VulkanScheduleTest, RetypedViews) {
+  // Two buffers in one cast.
+  const char *twoToOne = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %v = builtin.unrealized_conversion_cast %x, %y : memref<4xf32>, memref<4xf32> to memref<8xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(schedule(twoToOne, signature({4}, {4}))));
+  EXPECT_EQ(errors, "'builtin.unrealized_conversion_cast' op is not a "
+                    "one-to-one buffer cast\n");
+  // A view of another size.
+  const char *smaller = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %v = builtin.unrealized_conversion_cast %x : memref<4xf32> to memref<2xf32>
+      memref.copy %x, %y : memref<4xf32> to memref<4xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(schedule(smaller, signature({4}, {4}))));
+  EXPECT_EQ(errors, "'builtin.unrealized_conversion_cast' op is not a view of "
+                    "a whole buffer with another element type, which the "
+                    "Vulkan host side needs\n");
+  // The same bytes with another element type are the same buffer.
+  const char *same = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %v = builtin.unrealized_conversion_cast %x : memref<4xf32> to memref<4xi32>
+      %w = builtin.unrealized_conversion_cast %y : memref<4xf32> to memref<4xi32>
+      memref.copy %v, %w : memref<4xi32> to memref<4xi32>
+      return
+    })mlir";
+  mlir::FailureOr<vk::Program> program = schedule(same, signature({4}, {4}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  ASSERT_EQ(program->copies.size(), 1u);
+  EXPECT_EQ(program->copies[0].source, 0u);
+  EXPECT_EQ(program->copies[0].target, 1u);
+}
+
+TEST_F(VulkanScheduleTest, SignatureMismatch) {
+  const char *text = R"mlir(
+    func.func @f(%x: memref<4xf32>) {
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(schedule(text, signature({4}, {4}))));
+  EXPECT_EQ(errors, "lowered function takes 1 buffers; expected 1 inputs and "
+                    "1 outputs\n");
+}
+
+} // namespace
