@@ -103,7 +103,10 @@ struct StepTime {
 
 /// A Program loaded onto a device: pipelines built, constants uploaded,
 /// buffers allocated, and the whole graph recorded into one command buffer
-/// that every run replays.
+/// that every run replays. A program with dynamic dimensions
+/// (Program::isDynamic) is checked against the device at load and loaded
+/// per input shape on the first run of that shape (specializeProgram); the
+/// last 8 shapes stay loaded, each with its own buffers and commands.
 class Executable {
 public:
   ~Executable();
