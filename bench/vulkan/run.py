@@ -49,13 +49,15 @@ WORKLOADS = {
                               "small": [[128, 96], [96, 64]]}, "f32"),
     "matmul_f16": ("matmul", {"full": [[4096, 4096], [4096, 4096]],
                               "small": [[128, 96], [96, 64]]}, "f16"),
+    "matmul_bf16": ("matmul", {"full": [[4096, 4096], [4096, 4096]],
+                               "small": [[128, 96], [96, 64]]}, "bf16"),
     "conv3x3_relu": ("conv_relu", {"full": [[32, 64, 56, 56], [64, 64, 3, 3]],
                                    "small": [[2, 8, 14, 14], [8, 8, 3, 3]]}, "f32"),
     "resnet18": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
     "transformer_encoder": ("model", {"full": [[8, 128, 256]], "small": [[2, 16, 256]]}, "f32"),
 }
 
-MLIR_TYPE = {"f32": "f32", "f16": "f16"}
+MLIR_TYPE = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
 
 
 def tensor_type(shape, dtype):
@@ -96,6 +98,17 @@ def fx_text(kind, shapes, dtype):
     elif kind == "sum_last":
         out = tensor_type(shapes[0][:-1], dtype)
         body = f"  %r = fx.sum %a0 {{dim = array<i64: 1>}} : ({t[0]}) -> {out}\n"
+    elif kind == "matmul" and dtype == "bf16":
+        # NumPy has no bf16: f32 at the graph's edges, converted in the
+        # graph (three elementwise kernels besides the matmul's).
+        t32 = [tensor_type(sh, "f32") for sh in shapes]
+        args = ", ".join(f"%a{i}: {ty}" for i, ty in enumerate(t32))
+        out16 = tensor_type([shapes[0][0], shapes[1][1]], dtype)
+        out = tensor_type([shapes[0][0], shapes[1][1]], "f32")
+        body = (f"  %x = fx.convert_element_type %a0 : ({t32[0]}) -> {t[0]}\n"
+                f"  %y = fx.convert_element_type %a1 : ({t32[1]}) -> {t[1]}\n"
+                f"  %m = fx.mm %x, %y : ({t[0]}, {t[1]}) -> {out16}\n"
+                f"  %r = fx.convert_element_type %m : ({out16}) -> {out}\n")
     elif kind == "matmul":
         out = tensor_type([shapes[0][0], shapes[1][1]], dtype)
         body = f"  %r = fx.mm %a0, %a1 : ({t[0]}, {t[1]}) -> {out}\n"
@@ -264,8 +277,11 @@ def measure(args):
             xs64 = [t.to(device).double() for t in inputs]
             ref = ref_fn(*xs64).double().cpu()
         row["rel_l2"] = float((got - ref).norm() / ref.norm())
-        # PyTorch on the device, inputs resident.
+        # PyTorch on the device, inputs resident (bf16: the graph's f32
+        # inputs as bf16, what the matmul reads).
         xs = [t.to(device) for t in inputs]
+        if dtype == "bf16":
+            xs = [x.bfloat16() for x in xs]
         with torch.no_grad():
             try:
                 row["eager_ms"] = time_ms(lambda: fn(*xs), torch, args.runs)
@@ -325,7 +341,7 @@ def time_ms(fn, torch, runs):
 
 def cost(kind, shapes, dtype, w):
     """Minimal bytes moved and FLOPs."""
-    size = 2 if dtype == "f16" else 4
+    size = 2 if dtype in ("f16", "bf16") else 4
     if kind in ("stream", "sin_cos", "relu_chain", "softmax", "layer_norm"):
         return (sum(numel(s) for s in shapes) + numel(shapes[0])) * size, None
     if kind == "sum_last":

@@ -46,10 +46,15 @@ std::string targetForDevice(const rt::vk::DeviceInfo &device) {
   add(device.storageBuffer16BitAccess, "StorageBuffer16BitAccess");
   // The cooperative-matrix matmul kernel uses 16x16x16 f16 fragments with
   // f32 accumulators on 32-lane subgroups.
-  add(device.subgroupSize == 32 &&
+  bool coop =
+      device.subgroupSize == 32 &&
+      llvm::is_contained(device.cooperativeMatrixShapes, "16x16x16 f16->f32");
+  add(coop, "CooperativeMatrixKHR");
+  // The same kernel with bf16 fragments (VK_KHR_shader_bfloat16).
+  add(coop && device.bfloat16CooperativeMatrix &&
           llvm::is_contained(device.cooperativeMatrixShapes,
-                             "16x16x16 f16->f32"),
-      "CooperativeMatrixKHR");
+                             "16x16x16 bf16->f32"),
+      "BFloat16TypeKHR,BFloat16CooperativeMatrixKHR");
   return "caps=" + caps;
 }
 
@@ -98,6 +103,10 @@ const char *featureOf(spirv::Capability cap) {
     return "storageBuffer16BitAccess";
   case spirv::Capability::CooperativeMatrixKHR:
     return "cooperativeMatrix";
+  case spirv::Capability::BFloat16TypeKHR:
+    return "shaderBFloat16Type";
+  case spirv::Capability::BFloat16CooperativeMatrixKHR:
+    return "shaderBFloat16CooperativeMatrix";
   default:
     return nullptr;
   }

@@ -22,7 +22,7 @@ std::string fx::spirvTargetOptions(StringRef target) {
   std::string caps;
   // Cooperative matrices (tensor cores) need SPV_KHR_cooperative_matrix,
   // which needs SPIR-V 1.6 (Vulkan 1.3 devices).
-  bool coop = false;
+  bool coop = false, bf16Coop = false;
   if (target.consume_front("caps=")) {
     // spirv-attach-target drops names it does not know: check them here.
     SmallVector<StringRef> names;
@@ -32,22 +32,27 @@ std::string fx::spirvTargetOptions(StringRef target) {
         return "";
     caps = target.str();
     coop = llvm::is_contained(names, "CooperativeMatrixKHR");
+    bf16Coop =
+        coop && llvm::is_contained(names, "BFloat16CooperativeMatrixKHR");
   } else if (target == "vulkan13")
     caps = common;
   else if (target == "lavapipe")
     caps = std::string(common) + ",Float64";
   else if (target == "nvidia-h200") {
-    // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 with
-    // f32 accumulators, 32-lane subgroups).
-    caps = std::string(common) + ",Float64,CooperativeMatrixKHR";
-    coop = true;
+    // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 and,
+    // with VK_KHR_shader_bfloat16, bf16 with f32 accumulators, 32-lane
+    // subgroups).
+    caps = std::string(common) + ",Float64,CooperativeMatrixKHR,"
+                                 "BFloat16TypeKHR,BFloat16CooperativeMatrixKHR";
+    coop = bf16Coop = true;
   } else {
     return "";
   }
   return std::string(coop ? "ver=v1.6" : "ver=v1.3") + " caps=" + caps +
          " exts=SPV_KHR_storage_buffer_storage_class,SPV_KHR_8bit_storage,"
          "SPV_KHR_16bit_storage" +
-         (coop ? ",SPV_KHR_cooperative_matrix" : "") + " client_api=Vulkan";
+         (coop ? ",SPV_KHR_cooperative_matrix" : "") +
+         (bf16Coop ? ",SPV_KHR_bfloat16" : "") + " client_api=Vulkan";
 }
 
 LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
@@ -71,6 +76,8 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   pipeline += buildBufferizationStages();
   bool cooperativeMatrix =
       StringRef(targetOptions).contains("SPV_KHR_cooperative_matrix");
+  bool bf16CooperativeMatrix =
+      StringRef(targetOptions).contains("BFloat16CooperativeMatrixKHR");
   pipeline +=
       std::string(
           ",convert-bufferization-to-memref"
@@ -81,6 +88,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
           // loops nested in kernels run sequentially too.
           ",func.func(fx-map-matmuls-to-gpu{cooperative-matrix=") +
       (cooperativeMatrix ? "true" : "false") +
+      " bf16-cooperative-matrix=" + (bf16CooperativeMatrix ? "true" : "false") +
       "},fx-map-row-kernels-to-gpu{"
       "workgroup-size=" +
       std::to_string(options.rowWorkgroupSize) +
@@ -100,6 +108,8 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
       ",fx-guard-zero-trip-loops)"
       ",convert-gpu-to-spirv"
       ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
+  if (bf16CooperativeMatrix)
+    pipeline += ",fx-retype-bf16-cooperative-matrices";
   // parsePassPipeline reports what it rejects (a bad capability name in
   // target=caps=...) on stderr.
   return parsePassPipeline(pipeline, pm);

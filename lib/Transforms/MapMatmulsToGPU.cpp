@@ -596,7 +596,8 @@ constexpr int64_t kHalvesPerCopy = 8;
 
 /// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
 /// says why not.
-bool isCooperativeMatmul(linalg::LinalgOp op, std::string &why) {
+bool isCooperativeMatmul(linalg::LinalgOp op, bool allowBF16,
+                         std::string &why) {
   auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation());
   if (!matmul || matmul.hasUserDefinedMaps()) {
     why = "not a plain linalg.matmul";
@@ -610,9 +611,12 @@ bool isCooperativeMatmul(linalg::LinalgOp op, std::string &why) {
     why = "not static buffers";
     return false;
   }
-  if (!a.getElementType().isF16() || !b.getElementType().isF16() ||
-      !c.getElementType().isF32()) {
-    why = "not f16 x f16 into f32";
+  Type element = a.getElementType();
+  bool operands = element == b.getElementType() &&
+                  (element.isF16() || (allowBF16 && element.isBF16()));
+  if (!operands || !c.getElementType().isF32()) {
+    why = allowBF16 ? "not f16 x f16 or bf16 x bf16 into f32"
+                    : "not f16 x f16 into f32";
     return false;
   }
   if (!a.getLayout().isIdentity() || !b.getLayout().isIdentity() ||
@@ -992,7 +996,7 @@ struct MapMatmulsToGPUPass
         if (op->getParentOfType<gpu::LaunchOp>() ||
             !linalg::isaContractionOpInterface(op))
           return;
-        if (isCooperativeMatmul(op, why))
+        if (isCooperativeMatmul(op, bf16CooperativeMatrix, why))
           coop.push_back(op);
         else if (report)
           op->emitRemark("not mapped onto cooperative matrices: ") << why;
@@ -1003,12 +1007,13 @@ struct MapMatmulsToGPUPass
             out.getDimSize(0), out.getDimSize(1),
             cast<MemRefType>(op.getDpsInputs()[0].getType()).getDimSize(1));
         if (report)
-          op->emitRemark() << "cooperative-matrix matmul: 16x16x16 f16 "
-                              "fragments, "
-                           << tile.m() << "x" << tile.n() << " tiles of "
-                           << tile.subgroupsM * tile.subgroupsN
-                           << " subgroups, k staged " << tile.k
-                           << " at a time through workgroup memory";
+          op->emitRemark()
+              << "cooperative-matrix matmul: 16x16x16 "
+              << (getElementTypeOrSelf(op.getDpsInputs()[0]).isBF16() ? "bf16"
+                                                                      : "f16")
+              << " fragments, " << tile.m() << "x" << tile.n() << " tiles of "
+              << tile.subgroupsM * tile.subgroupsN << " subgroups, k staged "
+              << tile.k << " at a time through workgroup memory";
         buildCooperativeMatmul(op, tile, zeroFillBefore(op),
                                truncationAfter(op));
       }

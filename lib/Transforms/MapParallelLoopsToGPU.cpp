@@ -464,11 +464,14 @@ struct SetSPIRVEntryPointABIPass
         }
         SmallVector<spirv::Capability> caps;
         for (spirv::Capability cap : env.getCapabilities())
-          if (cap != spirv::Capability::CooperativeMatrixKHR)
+          if (cap != spirv::Capability::CooperativeMatrixKHR &&
+              cap != spirv::Capability::BFloat16CooperativeMatrixKHR &&
+              cap != spirv::Capability::BFloat16TypeKHR)
             caps.push_back(cap);
         SmallVector<spirv::Extension> exts;
         for (spirv::Extension ext : env.getExtensions())
-          if (ext != spirv::Extension::SPV_KHR_cooperative_matrix)
+          if (ext != spirv::Extension::SPV_KHR_cooperative_matrix &&
+              ext != spirv::Extension::SPV_KHR_bfloat16)
             exts.push_back(ext);
         auto vce = spirv::VerCapExtAttr::get(spirv::Version::V_1_3, caps, exts,
                                              &getContext());

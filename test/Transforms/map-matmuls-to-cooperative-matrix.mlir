@@ -174,3 +174,20 @@ func.func @truncated_and_read(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %d: 
   memref.copy %c, %e : memref<64x64xf32> to memref<64x64xf32>
   return
 }
+
+// -----
+
+// bf16 operands take the same kernel only with bf16-cooperative-matrix
+// (fx-retype-bf16-cooperative-matrices later makes the fragments bf16);
+// without it the tiled kernel takes them.
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true report=true}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BF16
+// BF16: remark: cooperative-matrix matmul: 16x16x16 bf16 fragments, 64x64 tiles of 1 subgroups
+// CHECK-LABEL: func.func @matmul_bf16
+// CHECK-NOT: gpu.subgroup_mma_compute
+// CHECK: return
+func.func @matmul_bf16(%a: memref<64x32xbf16>, %b: memref<32x64xbf16>, %c: memref<64x64xf32>) {
+  // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 into f32}}
+  // expected-remark @below {{tiled matmul}}
+  linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}

@@ -47,6 +47,9 @@ struct DeviceInfo {
   bool unifiedMemory = false;
   bool shaderFloat16 = false, shaderFloat64 = false, shaderInt8 = false,
        shaderInt16 = false, shaderInt64 = false, bfloat16 = false;
+  /// bf16 cooperative matrices (VK_KHR_shader_bfloat16's
+  /// shaderBFloat16CooperativeMatrix with VK_KHR_cooperative_matrix).
+  bool bfloat16CooperativeMatrix = false;
   bool storageBuffer8BitAccess = false, storageBuffer16BitAccess = false;
   /// VK_KHR_cooperative_matrix shapes "MxNxK A/B->C" (e.g.
   /// "16x16x16 f16->f32"); empty without the extension.

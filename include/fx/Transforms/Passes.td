@@ -451,6 +451,10 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
            /*default=*/"false",
            "Map f16 matmuls with f32 accumulation onto cooperative-matrix "
            "(tensor core) fragments">,
+    Option<"bf16CooperativeMatrix", "bf16-cooperative-matrix", "bool",
+           /*default=*/"false",
+           "Also bf16 matmuls with f32 accumulation (their kernels use f16 "
+           "fragments until fx-retype-bf16-cooperative-matrices)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
@@ -558,6 +562,26 @@ def FXGuardZeroTripLoops : Pass<"fx-guard-zero-trip-loops"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
+}
+
+def FXRetypeBF16CooperativeMatrices
+    : Pass<"fx-retype-bf16-cooperative-matrices", "ModuleOp"> {
+  let summary = "Give the cooperative-matrix kernels of bf16 matmuls bf16 "
+                "operand fragments in SPIR-V";
+  let description = [{
+    MLIR 22's `!gpu.mma_matrix` has no bf16 element type, and its SPIR-V
+    type converter turns bf16 into f32. The cooperative-matrix matmul kernel
+    only moves its operands' bits (16-byte copies through workgroup memory)
+    and multiplies fragments, so `fx-map-matmuls-to-gpu` builds the kernel
+    of a bf16 matmul with f16 fragments, reading the bf16 buffers through
+    `vector<4xi32>` views. After `convert-gpu-to-spirv` and
+    `spirv-update-vce`, this pass finds the kernels launched with a view of
+    a bf16 buffer and makes their `MatrixA`/`MatrixB` cooperative matrices
+    bf16 (SPIR-V `OpTypeFloat 16 BFloat16KHR`), adding the
+    `BFloat16TypeKHR` and `BFloat16CooperativeMatrixKHR` capabilities and
+    `SPV_KHR_bfloat16` to the module.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
 def FXLegalizeTypesForSPIRV : Pass<"fx-legalize-types-for-spirv",

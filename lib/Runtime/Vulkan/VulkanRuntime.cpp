@@ -86,6 +86,8 @@ constexpr const char *kDeviceFeatures[] = {
     "storageBuffer8BitAccess",
     "uniformAndStorageBuffer8BitAccess",
     "storageBuffer16BitAccess",
+    "shaderBFloat16Type",
+    "shaderBFloat16CooperativeMatrix",
     "uniformAndStorageBuffer16BitAccess",
     "cooperativeMatrix",
 };
@@ -194,8 +196,21 @@ std::string componentTypeName(VkComponentTypeKHR type) {
 /// The optional features of kDeviceFeatures, in the structures Vulkan
 /// reports and enables them with. Chains are linked where used: a copied
 /// FeatureSet's pNext pointers would point into the original.
+/// VkPhysicalDeviceShaderBfloat16FeaturesKHR (VK_KHR_shader_bfloat16),
+/// newer than the Vulkan headers of Debian 12.
+struct Bfloat16FeaturesKHR {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 shaderBFloat16Type;
+  VkBool32 shaderBFloat16DotProduct;
+  VkBool32 shaderBFloat16CooperativeMatrix;
+};
+constexpr VkStructureType kBfloat16FeaturesType =
+    static_cast<VkStructureType>(1000141000);
+
 struct FeatureSet {
   VkPhysicalDeviceFeatures core = {};
+  Bfloat16FeaturesKHR bfloat16 = {kBfloat16FeaturesType, nullptr, 0, 0, 0};
   VkPhysicalDevice16BitStorageFeatures storage16 = {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDevice8BitStorageFeatures storage8 = {
@@ -227,6 +242,10 @@ struct FeatureSet {
       return &storage16.uniformAndStorageBuffer16BitAccess;
     if (name == "cooperativeMatrix")
       return &coopMatrix.cooperativeMatrix;
+    if (name == "shaderBFloat16Type")
+      return &bfloat16.shaderBFloat16Type;
+    if (name == "shaderBFloat16CooperativeMatrix")
+      return &bfloat16.shaderBFloat16CooperativeMatrix;
     return nullptr;
   }
 };
@@ -315,11 +334,16 @@ DeviceProbe probeDevice(const InstanceFunctions &fn, VkPhysicalDevice handle,
       features.coopMatrix.pNext = chain;
       chain = &features.coopMatrix;
     }
+    if (probe.hasExtension("VK_KHR_shader_bfloat16")) {
+      features.bfloat16.pNext = chain;
+      chain = &features.bfloat16;
+    }
     features2.pNext = chain;
     fn.vkGetPhysicalDeviceFeatures2(handle, &features2);
     features.core = features2.features;
     features.storage16.pNext = features.storage8.pNext =
-        features.float16Int8.pNext = features.coopMatrix.pNext = nullptr;
+        features.float16Int8.pNext = features.coopMatrix.pNext =
+            features.bfloat16.pNext = nullptr;
   } else {
     fn.vkGetPhysicalDeviceFeatures(handle, &features.core);
   }
@@ -390,6 +414,9 @@ DeviceProbe probeDevice(const InstanceFunctions &fn, VkPhysicalDevice handle,
   info.shaderInt16 = features.core.shaderInt16;
   info.shaderInt64 = features.core.shaderInt64;
   info.bfloat16 = probe.hasExtension("VK_KHR_shader_bfloat16");
+  info.bfloat16CooperativeMatrix =
+      info.bfloat16 && features.bfloat16.shaderBFloat16CooperativeMatrix &&
+      features.coopMatrix.cooperativeMatrix;
   info.storageBuffer8BitAccess = features.storage8.storageBuffer8BitAccess;
   info.storageBuffer16BitAccess = features.storage16.storageBuffer16BitAccess;
   info.timestampQueries =
@@ -543,6 +570,7 @@ std::string DeviceInfo::describe() const {
   feature("storageBuffer8BitAccess", storageBuffer8BitAccess);
   feature("storageBuffer16BitAccess", storageBuffer16BitAccess);
   feature("bfloat16", bfloat16);
+  feature("bfloat16CooperativeMatrix", bfloat16CooperativeMatrix);
   os << "  features:        " << (have.empty() ? "none" : have) << "\n";
   if (!lack.empty())
     os << "  lacks:           " << lack << "\n";
@@ -799,6 +827,15 @@ Status Context::Impl::createDevice() {
     enabled.coopMatrix.pNext = chain;
     chain = &enabled.coopMatrix;
     extensions.push_back("VK_KHR_cooperative_matrix");
+  }
+  // bf16 in shaders (cooperative matrices of bf16): its extension and
+  // features, when the device has them.
+  if (probe.hasExtension("VK_KHR_shader_bfloat16") &&
+      enabled.bfloat16.shaderBFloat16Type) {
+    enabled.bfloat16.shaderBFloat16DotProduct = VK_FALSE;
+    enabled.bfloat16.pNext = chain;
+    chain = &enabled.bfloat16;
+    extensions.push_back("VK_KHR_shader_bfloat16");
   }
   // A portability-subset device must have the extension enabled.
   if (probe.hasExtension("VK_KHR_portability_subset"))

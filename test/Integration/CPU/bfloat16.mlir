@@ -18,6 +18,19 @@ func.func @bf16_mm(%a0: tensor<70x48xf32>, %a1: tensor<48x66xf32>) -> tensor<70x
   return %1 : tensor<70x66xf32>
 }
 
+// Shapes the cooperative-matrix kernel takes (M, N multiples of 64, K of
+// 16): on a device with bf16 cooperative matrices (the H200) its fragments
+// are bf16; elsewhere the tiled kernel runs it.
+// TOL: rtol=2e-2 atol=2e-2
+// REF: torch.mm(a0.bfloat16(), a1.bfloat16()).float()
+func.func @bf16_mm_cooperative(%a0: tensor<128x96xf32>, %a1: tensor<96x192xf32>) -> tensor<128x192xf32> {
+  %x = fx.convert_element_type %a0 : (tensor<128x96xf32>) -> tensor<128x96xbf16>
+  %y = fx.convert_element_type %a1 : (tensor<96x192xf32>) -> tensor<96x192xbf16>
+  %0 = fx.mm %x, %y : (tensor<128x96xbf16>, tensor<96x192xbf16>) -> tensor<128x192xbf16>
+  %1 = fx.convert_element_type %0 : (tensor<128x192xbf16>) -> tensor<128x192xf32>
+  return %1 : tensor<128x192xf32>
+}
+
 // Row kernels (softmax, layer norm) and a reduction over bf16 rows.
 // TOL: rtol=2e-2 atol=2e-2
 // REF: (torch.softmax(torch.mm(a0.bfloat16(), a1.bfloat16()), -1).float(), F.layer_norm(torch.mm(a0.bfloat16(), a1.bfloat16()), [40]).float(), torch.mm(a0.bfloat16(), a1.bfloat16()).sum(0).float())
