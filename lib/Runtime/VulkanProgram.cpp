@@ -439,6 +439,12 @@ Status validateArena(const Program &p) {
 } // namespace
 
 namespace {
+/// Whether `spec` has no dynamic dimension.
+bool isStatic(const TensorSpec &spec) {
+  return std::find(spec.shape.begin(), spec.shape.end(), kDynamicDim) ==
+         spec.shape.end();
+}
+
 /// The dynamic-dimension part of validateProgram.
 Status validateScalars(const Program &p) {
   auto fail = [](const std::string &message) {
@@ -554,19 +560,21 @@ Status vk::validateProgram(const Program &p) {
                     std::to_string(p.signature.outputs.size()) + " outputs");
       ++outputBuffers[buffer.index];
     }
-    if ((buffer.kind == Buffer::Kind::Input ||
-         buffer.kind == Buffer::Kind::Output) &&
-        buffer.bytesScalar == kNoScalar) {
+    const TensorSpec *spec = buffer.kind == Buffer::Kind::Input
+                                 ? &p.signature.inputs[buffer.index]
+                             : buffer.kind == Buffer::Kind::Output
+                                 ? &p.signature.outputs[buffer.index]
+                                 : nullptr;
+    // A dynamic tensor's size is known after specialization, which checks
+    // the specialized program again.
+    if (spec && isStatic(*spec)) {
       // Runs copy min(tensor, buffer) bytes, so a short buffer would not
       // crash the host, but kernels would read and write past its end.
-      const TensorSpec &spec = buffer.kind == Buffer::Kind::Input
-                                   ? p.signature.inputs[buffer.index]
-                                   : p.signature.outputs[buffer.index];
-      std::optional<size_t> needed = checkedByteSize(spec.dtype, spec.shape);
+      std::optional<size_t> needed = checkedByteSize(spec->dtype, spec->shape);
       if (!needed || *needed > buffer.bytes)
         return fail(describeBuffer(p, b) + " has " +
                     std::to_string(buffer.bytes) + " bytes, too few for " +
-                    spec.str());
+                    spec->str());
     }
     if (buffer.kind == Buffer::Kind::Constant &&
         buffer.data.size() > buffer.bytes)

@@ -147,6 +147,96 @@ TEST_F(VulkanScheduleTest, SizesTheHostDoesNotKnow) {
                     "known shape)\n");
 }
 
+/// A host function launching kernel @k (known block size 64, one storage
+/// buffer and one size argument) with grid `grid`, then copying the input
+/// to the output; `prelude` defines what the launch uses.
+std::string launching(const std::string &prelude, const std::string &grid) {
+  return R"mlir(
+    module attributes {gpu.container_module} {
+      func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+        %c0 = arith.constant 0 : index
+        %c1 = arith.constant 1 : index
+        %c64 = arith.constant 64 : index
+        %n = memref.dim %x, %c0 : memref<?xf32>
+        )mlir" +
+         prelude + R"mlir(
+        gpu.launch_func @k::@k blocks in ()mlir" +
+         grid +
+         R"mlir(, %c1, %c1) threads in (%c64, %c1, %c1) args(%x : memref<?xf32>, %n : index)
+        memref.copy %x, %y : memref<?xf32> to memref<?xf32>
+        return
+      }
+      gpu.module @k {
+        gpu.func @k(%a: memref<?xf32>, %size: index) kernel attributes {known_block_size = array<i32: 64, 1, 1>} {
+          gpu.return
+        }
+      }
+      spirv.module @__spv__k Logical GLSL450 requires #spirv.vce<v1.0, [Shader], []> {
+        spirv.func @k() "None" {
+          spirv.Return
+        }
+        spirv.EntryPoint "GLCompute" @k
+        spirv.ExecutionMode @k "LocalSize", 64, 1, 1
+      }
+    })mlir";
+}
+
+TEST_F(VulkanScheduleTest, DynamicGridAndSizeArgument) {
+  mlir::FailureOr<vk::Program> program =
+      schedule(launching("%g = arith.ceildivui %n, %c64 : index", "%g"),
+               signature({kDynamicDim}, {kDynamicDim}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  ASSERT_EQ(program->dispatches.size(), 1u);
+  const vk::Dispatch &dispatch = program->dispatches[0];
+  EXPECT_NE(dispatch.workgroupScalars[0], vk::kNoScalar);
+  EXPECT_EQ(dispatch.workgroupScalars[1], vk::kNoScalar);
+  // The size argument is a Size buffer of the input's dimension.
+  ASSERT_EQ(dispatch.buffers.size(), 2u);
+  const vk::Buffer &size = program->buffers[dispatch.buffers[1]];
+  EXPECT_EQ(size.kind, vk::Buffer::Kind::Size);
+  EXPECT_EQ(program->scalars[size.index].op, vk::Scalar::Op::InputDim);
+  rt::Result<vk::Program> sized = vk::specializeProgram(*program, {{130}});
+  ASSERT_TRUE(sized.isOk()) << sized.message();
+  EXPECT_EQ(sized.value().dispatches[0].workgroups,
+            (std::array<uint32_t, 3>{3, 1, 1}));
+  EXPECT_EQ(sized.value().buffers[dispatch.buffers[1]].data,
+            (std::vector<uint8_t>{130, 0, 0, 0}));
+}
+
+TEST_F(VulkanScheduleTest, GridSizes) {
+  EXPECT_TRUE(mlir::failed(
+      schedule(launching("", "%c0"), signature({kDynamicDim}, {kDynamicDim}))));
+  EXPECT_EQ(errors,
+            "'gpu.launch_func' op needs a positive grid size below 2^32\n");
+}
+
+TEST_F(VulkanScheduleTest, ConstantIntoDynamicOutput) {
+  // The output's size must come from a buffer whose shape the schedule
+  // tracks: an input or an allocation (an input of static shape serves),
+  // not a constant.
+  const char *input = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<?xf32>) {
+      memref.copy %x, %y : memref<4xf32> to memref<?xf32>
+      return
+    })mlir";
+  mlir::FailureOr<vk::Program> program =
+      schedule(input, signature({4}, {kDynamicDim}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  rt::Result<vk::Program> four = vk::specializeProgram(*program, {{4}});
+  ASSERT_TRUE(four.isOk()) << four.message();
+  EXPECT_EQ(four.value().signature.outputs[0].str(), "f32[4]");
+  const char *text = R"mlir(
+    memref.global "private" constant @c : memref<4xf32> = dense<1.0>
+    func.func @f(%x: memref<4xf32>, %y: memref<?xf32>) {
+      %c = memref.get_global @c : memref<4xf32>
+      memref.copy %c, %y : memref<4xf32> to memref<?xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(schedule(text, signature({4}, {kDynamicDim}))));
+  EXPECT_EQ(errors, "'memref.copy' op copies a buffer of unknown shape into a "
+                    "dynamic output\n");
+}
+
 TEST_F(VulkanScheduleTest, RetypedViews) {
   // Two buffers in one cast.
   const char *twoToOne = R"mlir(
