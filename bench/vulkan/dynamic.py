@@ -15,14 +15,13 @@ graphs compiled for one size, on the GPU machine.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import fx_text  # noqa: E402  (the workloads' FX text)
+from run import fx_text, fxrt_gpu_us  # noqa: E402  (shared with run.py)
 
 # name: (kind of run.py's fx_text, shapes at the benchmark size, other sizes
 # of the first dimension checked for correctness).
@@ -115,10 +114,9 @@ def run(args):
         for variant in ("static", "dynamic"):
             proc = fxrt(args, f"{name}.{variant}.fxa", paths,
                         ["--bench", str(args.runs), "--profile"])
-            m = re.search(r"gpu \(\d+ runs\): median ([0-9.]+) us", proc.stdout) or re.search(
-                r"profile: \d+ steps, ([0-9.]+) us on the GPU", proc.stdout)
-            row[f"{variant}_gpu_us"] = float(m.group(1)) if m else None
-            if not m:
+            gpu_us = fxrt_gpu_us(proc.stdout)
+            row[f"{variant}_gpu_us"] = gpu_us
+            if gpu_us is None:
                 row[f"{variant}_error"] = (proc.stderr or proc.stdout).strip()[-500:]
         rows.append(row)
         for f in os.listdir(work):

@@ -260,9 +260,8 @@ def measure(args):
         text = proc.stdout
         m = re.search(r"run \(\d+ runs\): median ([0-9.]+) ms", text)
         row["fx_wall_ms"] = float(m.group(1)) if m else None
-        m = re.search(r"gpu \(\d+ runs\): median ([0-9.]+) us", text) or re.search(
-            r"profile: \d+ steps, ([0-9.]+) us on the GPU", text)
-        row["fx_gpu_ms"] = float(m.group(1)) / 1000 if m else None
+        gpu_us = fxrt_gpu_us(text)
+        row["fx_gpu_ms"] = gpu_us / 1000 if gpu_us is not None else None
         m = re.search(r"device memory: ([0-9.]+) KiB", text)
         row["device_kib"] = float(m.group(1)) if m else None
         m = re.search(r"profile: (\d+) steps", text)
@@ -301,6 +300,14 @@ def measure(args):
         for path in glob.glob(os.path.join(work, name + ".*")):
             os.remove(path)
     print(render(info))
+
+
+def fxrt_gpu_us(text):
+    """GPU time of all dispatches from `fxrt-run --bench N --profile` output
+    (median over runs, else the one profiled run), or None."""
+    m = re.search(r"gpu \(\d+ runs\): median ([0-9.]+) us", text) or re.search(
+        r"profile: \d+ steps, ([0-9.]+) us on the GPU", text)
+    return float(m.group(1)) if m else None
 
 
 def torch_fn(kind, torch):

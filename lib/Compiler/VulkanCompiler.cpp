@@ -219,11 +219,17 @@ private:
     return program.scalars.size() - 1;
   }
 
+  /// The Constant scalar of `value`, one per value.
+  uint32_t constantScalar(int64_t value) {
+    auto [it, inserted] = constantScalars.try_emplace(value, 0);
+    if (inserted)
+      it->second = addScalar(vk::Scalar::Op::Constant, {}, value);
+    return it->second;
+  }
+
   /// The scalar of `size` (a constant one for a static size).
   uint32_t scalarFor(Size size) {
-    return size.isDynamic()
-               ? size.scalar
-               : addScalar(vk::Scalar::Op::Constant, {}, size.value);
+    return size.isDynamic() ? size.scalar : constantScalar(size.value);
   }
 
   Size multiply(Size a, Size b) {
@@ -243,11 +249,8 @@ private:
     auto it = scalars.find(value);
     if (it != scalars.end())
       return it->second;
-    if (std::optional<int64_t> constant = getConstantIntValue(value)) {
-      uint32_t scalar = addScalar(vk::Scalar::Op::Constant, {}, *constant);
-      scalars[value] = scalar;
-      return scalar;
-    }
+    if (std::optional<int64_t> constant = getConstantIntValue(value))
+      return constantScalar(*constant);
     InFlightDiagnostic diag = user->emitOpError(
         "uses an integer the Vulkan host side cannot compute from the input "
         "shapes");
@@ -451,12 +454,9 @@ private:
     return success();
   }
 
+  /// Adds `buffer`, sized by setBytes (dynamic outputs: later) or fixed
+  /// (size arguments); constant data is zero-padded to the rounded size.
   uint32_t addBuffer(vk::Buffer buffer) {
-    // Dynamic outputs are sized later (setBytes).
-    bool unsized = buffer.kind == vk::Buffer::Kind::Output && buffer.bytes == 0;
-    buffer.bytes = buffer.bytesScalar == vk::kNoScalar && !unsized
-                       ? roundBufferBytes(buffer.bytes)
-                       : buffer.bytes;
     if (buffer.data.size() < buffer.bytes && !buffer.data.empty())
       buffer.data.resize(buffer.bytes, 0);
     program.buffers.push_back(std::move(buffer));
@@ -557,15 +557,13 @@ private:
       buffers[get.getResult()] = found->second;
       return success();
     }
-    if (!get.getType().hasStaticShape())
-      return get.emitOpError("refers to a constant of dynamic shape");
+    // memref.global types are static: the size is a constant.
     FailureOr<Size> size = bufferBytes(get.getResult(), get);
     if (failed(size))
       return failure();
-    std::optional<uint64_t> bytes = size->value;
+    uint64_t bytes = size->value;
     vk::Buffer buffer;
     buffer.kind = vk::Buffer::Kind::Constant;
-    buffer.bytes = *bytes;
     Attribute init = *global.getInitialValue();
     Type elementType = get.getType().getElementType();
     int64_t count = get.getType().getNumElements();
@@ -595,10 +593,11 @@ private:
       return get.emitOpError("constant '")
              << get.getName() << "' has an initial value of unsupported kind";
     }
-    if (buffer.data.size() != *bytes)
+    if (buffer.data.size() != bytes)
       return get.emitOpError("constant '")
              << get.getName() << "' holds " << buffer.data.size()
-             << " bytes; its type needs " << *bytes;
+             << " bytes; its type needs " << bytes;
+    setBytes(buffer, *size);
     uint32_t id = addBuffer(std::move(buffer));
     globals[get.getName()] = id;
     buffers[get.getResult()] = id;
@@ -742,6 +741,8 @@ private:
   /// Allocations that are outputs (findOutputAliases), and their copies.
   llvm::DenseMap<Value, BlockArgument> outputAliases;
   llvm::SmallPtrSet<Operation *, 4> aliasedCopies;
+  /// The Constant scalar of each value (constantScalar).
+  llvm::DenseMap<int64_t, uint32_t> constantScalars;
   /// The Size buffer of each scalar passed to kernels.
   llvm::DenseMap<uint32_t, uint32_t> sizeBuffers;
   llvm::StringMap<uint32_t> globals;

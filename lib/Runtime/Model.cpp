@@ -97,11 +97,10 @@ struct Model::Impl {
         all.push_back(*parameters[i]);
         continue;
       }
-      const Tensor &input = inputs[next];
-      if (input.dtype() != spec.dtype || !spec.admitsShape(input.shape()))
-        return Status::error("input " + std::to_string(next) + " expects " +
-                             spec.str() + ", got " + dtypeName(input.dtype()) +
-                             input.shapeString());
+      if (Status s = CpuFunction::check(spec, inputs[next],
+                                        "input " + std::to_string(next));
+          !s.isOk())
+        return s;
       all.push_back(inputs[next++]);
     }
     return all;

@@ -90,6 +90,25 @@ SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
   return indices;
 }
 
+OpFoldResult mlir::fx::tripCount(OpBuilder &b, Location loc, OpFoldResult lb,
+                                 OpFoldResult ub, OpFoldResult step) {
+  std::optional<int64_t> l = getConstantIntValue(lb),
+                         u = getConstantIntValue(ub),
+                         s = getConstantIntValue(step);
+  if (l && u && s)
+    return b.getIndexAttr(*s > 0 && *u > *l ? (*u - *l + *s - 1) / *s : 0);
+  if (l == 0 && s == 1)
+    return ub;
+  Value extent = arith::MaxSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, getValueOrCreateConstantIndexOp(b, loc, ub),
+                            getValueOrCreateConstantIndexOp(b, loc, lb)),
+      arith::ConstantIndexOp::create(b, loc, 0));
+  return arith::CeilDivUIOp::create(
+             b, loc, extent, getValueOrCreateConstantIndexOp(b, loc, step))
+      .getResult();
+}
+
 Value mlir::fx::productOf(OpBuilder &b, Location loc,
                           ArrayRef<OpFoldResult> sizes) {
   int64_t constant = 1;

@@ -245,14 +245,20 @@ private:
   /// Sets `loops`' entries of `group` from the group's linear index.
   void setLoops(OpBuilder &b, const Group &group, Value linear,
                 SmallVectorImpl<Value> &loops) {
+    SmallVector<Value> parts =
+        fx::delinearize(b, loc, linear, loopSizes(b, group));
+    for (auto [loop, part] : llvm::zip(group.loops, parts))
+      loops[loop] = part;
+  }
+  /// The sizes of `group`'s loops: constants, or the host values of the
+  /// dynamic ones (`extents`).
+  SmallVector<OpFoldResult> loopSizes(OpBuilder &b, const Group &group) {
     SmallVector<OpFoldResult> sizes;
     for (auto [loop, size] : llvm::zip(group.loops, group.sizes))
       sizes.push_back(ShapedType::isDynamic(size)
                           ? OpFoldResult(extents[loop])
                           : OpFoldResult(b.getIndexAttr(size)));
-    SmallVector<Value> parts = fx::delinearize(b, loc, linear, sizes);
-    for (auto [loop, part] : llvm::zip(group.loops, parts))
-      loops[loop] = part;
+    return sizes;
   }
   /// `index` clamped to `group`'s size, and whether it is below it.
   std::pair<Value, Value> clamp(OpBuilder &b, Value index, const Group &group) {
@@ -263,12 +269,7 @@ private:
   /// The size of `group` computed before the launch at `b` (a dynamic
   /// group's, from its loops' extents), recorded for clamp().
   Value hostCount(OpBuilder &b, const Group &group) {
-    SmallVector<OpFoldResult> sizes;
-    for (auto [loop, size] : llvm::zip(group.loops, group.sizes))
-      sizes.push_back(ShapedType::isDynamic(size)
-                          ? OpFoldResult(extents[loop])
-                          : OpFoldResult(b.getIndexAttr(size)));
-    Value count = fx::productOf(b, loc, sizes);
+    Value count = fx::productOf(b, loc, loopSizes(b, group));
     counts[&group] = count;
     return count;
   }

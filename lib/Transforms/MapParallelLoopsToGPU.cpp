@@ -41,35 +41,6 @@ using namespace mlir;
 
 namespace {
 
-/// The trip counts of `loop`'s dimensions, built before `loop` where a
-/// bound or step is not a constant (a dynamic dimension).
-static SmallVector<OpFoldResult> tripCounts(OpBuilder &b,
-                                            scf::ParallelOp loop) {
-  SmallVector<OpFoldResult> counts;
-  Location loc = loop.getLoc();
-  for (auto [lb, ub, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-    std::optional<int64_t> l = getConstantIntValue(lb);
-    std::optional<int64_t> u = getConstantIntValue(ub);
-    std::optional<int64_t> s = getConstantIntValue(step);
-    if (l && u && s && *s > 0) {
-      counts.push_back(b.getIndexAttr(*u > *l ? (*u - *l + *s - 1) / *s : 0));
-      continue;
-    }
-    if (l == 0 && s == 1) {
-      counts.push_back(ub);
-      continue;
-    }
-    // max(ub - lb, 0) ceildiv step.
-    Value extent =
-        arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, ub, lb),
-                               arith::ConstantIndexOp::create(b, loc, 0));
-    counts.push_back(
-        arith::CeilDivUIOp::create(b, loc, extent, step).getResult());
-  }
-  return counts;
-}
-
 static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
                              int64_t maxWorkgroups) {
   if (loop.getNumReductions() != 0)
@@ -79,7 +50,10 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
-  SmallVector<OpFoldResult> counts = tripCounts(b, loop);
+  SmallVector<OpFoldResult> counts;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+    counts.push_back(fx::tripCount(b, loc, lb, ub, step));
   std::optional<SmallVector<int64_t>> staticCounts =
       getConstantIntValues(counts);
   // With dynamic dimensions the host computes the trip count and the grid

@@ -521,14 +521,10 @@ LogicalResult RowKernelBuilder::build() {
     std::optional<int64_t> l = getConstantIntValue(lb),
                            u = getConstantIntValue(ub),
                            s = getConstantIntValue(step);
-    if (l && u && s)
-      rows.push_back(
-          b.getIndexAttr(*s > 0 && *u > *l ? (*u - *l + *s - 1) / *s : 0));
-    else if (l == 0 && s == 1)
-      rows.push_back(ub);
-    else
+    if (!(l && u && s) && !(l == 0 && s == 1))
       return forall.emitOpError("row kernel has a dynamic lower bound or "
                                 "step, which the Vulkan pipeline cannot map");
+    rows.push_back(fx::tripCount(b, loc, lb, ub, step));
   }
   std::optional<SmallVector<int64_t>> staticRows = getConstantIntValues(rows);
   int64_t numRows = staticRows ? computeProduct(*staticRows) : -1;

@@ -237,6 +237,20 @@ TEST_F(ArtifactTest, RoundTripDynamicProgram) {
   expectSameProgram(*got.vulkan, *entry.vulkan);
   // The manifest spells dynamic dimensions null.
   EXPECT_CONTAINS(readBytes(path), "\"shape\": [null, 4]");
+  // What the reader rejects of the scalars.
+  Result<std::vector<uint8_t>> bytes = serializeArtifact(original);
+  ASSERT_TRUE(bytes.isOk()) << bytes.message();
+  valid = bytes.take();
+  EXPECT_EQ(error(replaced("\"op\": \"mul\"", "\"op\": \"pow\"")),
+            "manifest: entries[0].targets.vulkan.scalars[2].op: unknown "
+            "scalar operation \"pow\"");
+  EXPECT_EQ(error(replaced("\"value\": -7", "\"value\": 0.5")),
+            "manifest: entries[0].targets.vulkan.scalars[9].value: expected a "
+            "64-bit integer, got 0.5");
+  EXPECT_EQ(error(replaced("\"kind\": \"size\", \"index\": 4",
+                           "\"kind\": \"size\", \"index\": 40")),
+            "entry 'batch': invalid Vulkan program: buffer 3 (size argument) "
+            "names a scalar out of range");
 
   // CPU code needs static shapes.
   entry.cpu = CpuCode();

@@ -95,7 +95,9 @@ public:
   Status runInto(const std::vector<Tensor> &inputs,
                  std::vector<Tensor> &outputs) const;
 
-  /// Checks that `tensor` matches `spec`; `what` names it in the message.
+  /// Checks that `tensor` has `spec`'s dtype and a shape it admits (its
+  /// dimensions where they are not kDynamicDim); `what` names it in the
+  /// message.
   static Status check(const TensorSpec &spec, const Tensor &tensor,
                       const std::string &what);
 

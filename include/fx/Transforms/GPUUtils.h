@@ -37,6 +37,12 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<OpFoldResult> sizes);
 
+/// The trip count of a loop from `lb` to `ub` by `step`: a constant when
+/// all three are (0 for an empty loop), `ub` for a dynamic upper bound from
+/// 0 by 1, else max(ub - lb, 0) ceildiv step computed at `b`.
+OpFoldResult tripCount(OpBuilder &b, Location loc, OpFoldResult lb,
+                       OpFoldResult ub, OpFoldResult step);
+
 /// The product of `sizes` as one value: the static factors folded into one
 /// constant, the dynamic ones multiplied at `b`'s insertion point.
 Value productOf(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes);

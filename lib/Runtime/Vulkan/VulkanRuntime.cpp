@@ -2017,14 +2017,13 @@ Executable::Impl::instanceFor(const std::vector<Tensor> &inputs) {
                          " inputs, got " + std::to_string(inputs.size()));
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!sig.inputs[i].admitsShape(inputs[i].shape()) ||
-        inputs[i].dtype() != sig.inputs[i].dtype)
-      return Status::error(
-          "input " + std::to_string(i) +
-          (sig.inputs[i].name.empty() ? std::string()
-                                      : " '" + sig.inputs[i].name + "'") +
-          " expects " + sig.inputs[i].str() + ", got " +
-          TensorSpec{"", inputs[i].dtype(), inputs[i].shape()}.str());
+    // As the specialized executable's checkArguments will, with the
+    // dynamic dimensions admitting any size.
+    if (Status s = CpuFunction::check(sig.inputs[i], inputs[i],
+                                      "input " + std::to_string(i) + " (" +
+                                          sig.inputs[i].name + ")");
+        !s.isOk())
+      return s;
     shapes.push_back(inputs[i].shape());
   }
   for (size_t i = 0; i < instances.size(); ++i)
