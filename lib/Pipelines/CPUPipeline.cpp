@@ -45,9 +45,9 @@ std::string fx::buildBufferizationStages() {
 
 void fx::buildCPUPipeline(OpPassManager &pm,
                           const CPUPipelineOptions &options) {
-  // The pipeline is spelled as pass-pipeline text: every stage stays visible
-  // and runnable on its own with fx-opt (DESIGN.md), and the text is what
-  // `--dump-pass-pipeline` prints.
+  // The pipeline is spelled as pass-pipeline text: every stage is a
+  // registered pass with its own lit test, visible and runnable on its own
+  // with fx-opt, and the text is what `--dump-pass-pipeline` prints.
   std::string pipeline = buildFusionStages(options);
   if (options.vectorize)
     // Register-blocked contractions keep their accumulator in registers
