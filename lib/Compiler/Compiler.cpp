@@ -262,7 +262,7 @@ struct Compiler::Impl {
       cpuOptions.compile.fuseElementwise = options.fusion;
       cpuOptions.compile.dispatchRegions = options.fusion;
       cpuOptions.compile.threads = options.threads;
-      cpuOptions.cpu = options.cpu;
+      cpuOptions.compile.cpu = options.cpu;
       std::string llvmIR, assembly;
       if (!options.dumpDir.empty()) {
         cpuOptions.llvmIR = &llvmIR;

@@ -5,6 +5,7 @@
 #include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
+#include "fx/Runtime/CompilerRuntime.h"
 #include "fx/Runtime/MemRefCopy.h"
 #include "fx/Runtime/Parallel.h"
 #include "fx/Transforms/Passes.h"
@@ -290,13 +291,42 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
                                << llvm::toString(tmBuilder.takeError());
     return failure();
   }
-  // Compile for the host CPU and all of its features (AVX-512 here).
-  tmBuilder->setCPU(llvm::sys::getHostCPUName().str());
+  // The host CPU and all of its features, or a named CPU (x86-64-v3) and
+  // only its own.
+  if (options.cpu == "native") {
+    tmBuilder->setCPU(llvm::sys::getHostCPUName().str());
+  } else {
+    tmBuilder->setCPU(options.cpu);
+    tmBuilder->getFeatures() = llvm::SubtargetFeatures();
+  }
   auto tm = tmBuilder->createTargetMachine();
   if (!tm) {
     emitError(module.getLoc())
         << "cannot create a target machine: " << llvm::toString(tm.takeError());
     return failure();
+  }
+  if (!(*tm)->getMCSubtargetInfo()->isCPUStringValid(tmBuilder->getCPU())) {
+    emitError(module.getLoc())
+        << "unknown CPU '" << options.cpu
+        << "' (expected native, or an LLVM CPU name such as x86-64-v2, "
+           "x86-64-v3, x86-64-v4)";
+    return failure();
+  }
+  // The JIT runs the code here: refuse features this host lacks rather
+  // than crash on an illegal instruction.
+  if (options.cpu != "native") {
+    std::string missing;
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    for (const std::string &feature : rt::supportedCpuFeatures())
+      if ((*tm)->getMCSubtargetInfo()->checkFeatures("+" + feature) &&
+          !host.lookup(feature))
+        missing += (missing.empty() ? "" : ", ") + feature;
+    if (!missing.empty()) {
+      emitError(module.getLoc())
+          << "this host cannot run code for CPU '" << options.cpu
+          << "': it lacks " << missing;
+      return failure();
+    }
   }
   // The options hold a function_ref: the transformer must outlive create().
   llvm::TargetMachine *targetMachine = tm->get();
@@ -325,6 +355,13 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
     symbols[interner("fxrtParallelFor")] = {
         llvm::orc::ExecutorAddr::fromPtr(&fxrtParallelFor),
         llvm::JITSymbolFlags::Exported};
+    // Conversions LLVM turns into compiler-runtime calls (f32 -> bf16 on a
+    // CPU without AVX512-BF16): the JIT must not rely on the process
+    // exporting them.
+    for (const rt::CompilerRuntimeFunction &fn : rt::compilerRuntimeFunctions())
+      symbols[interner(fn.name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(fn.address),
+          llvm::JITSymbolFlags::Exported};
     return symbols;
   });
   return std::unique_ptr<JitModule>(new JitModule(std::move(*engine)));
@@ -546,7 +583,7 @@ FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
   if (!target)
     return emitError(loc) << "no LLVM target for " << triple.str() << ": "
                           << error;
-  std::string cpu = options.cpu, features;
+  std::string cpu = options.compile.cpu, features;
   if (cpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures hostFeatures;
@@ -560,7 +597,7 @@ FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
                                   static_cast<llvm::CodeGenOptLevel>(
                                       std::min(options.compile.optLevel, 3u))));
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
-    return emitError(loc) << "unknown CPU '" << options.cpu
+    return emitError(loc) << "unknown CPU '" << options.compile.cpu
                           << "' (expected native, or an LLVM CPU name such "
                              "as x86-64-v2, x86-64-v3, x86-64-v4)";
 

@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
       options.compile.fuseElementwise = !noFusion;
       options.compile.dispatchRegions = !noFusion;
       options.compile.threads = threads;
-      options.cpu = cpu;
+      options.compile.cpu = cpu;
       options.linker = linker;
       std::string emitted;
       if (emit == "llvm-ir")

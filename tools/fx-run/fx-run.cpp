@@ -139,6 +139,13 @@ static cl::opt<bool> fusionReport(
 static cl::opt<bool> noVectorize("no-vectorize",
                                  cl::desc("Disable tiling and vectorization"),
                                  cl::init(false), cl::cat(category));
+static cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU the JIT compiles for (--target cpu): native (this "
+                 "machine's CPU and all its features; default), or an LLVM "
+                 "CPU name such as x86-64-v3 (AVX2) to run code for a lesser "
+                 "CPU here"),
+        cl::init("native"), cl::cat(category));
 static cl::opt<unsigned> numThreads(
     "num-threads",
     cl::desc("Threads for parallel loops (default: FX_NUM_THREADS or "
@@ -296,6 +303,7 @@ int main(int argc, char **argv) {
     options.fusionReport = fusionReport;
     options.dispatchRegions = !noDispatchRegions;
     options.vectorize = !noVectorize;
+    options.cpu = cpu;
     if (numThreads > 0) {
       options.threads = numThreads;
       rt::setNumThreads(numThreads);

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace {
@@ -116,5 +118,52 @@ TEST_F(CpuCompilerTest, RuntimeChecksInputs) {
       function.run({fx::rt::Tensor::allocate(fx::rt::DType::F32, {2, 3}), y})
           .isOk());
 }
+
+#if defined(__x86_64__)
+// The JIT compiles for a named CPU level (to test code for lesser CPUs on
+// any host), and refuses one whose features this host lacks rather than
+// crash on an illegal instruction.
+TEST_F(CpuCompilerTest, JitForNamedCpus) {
+  auto compileFor = [&](const std::string &cpu, std::string &messages) {
+    OwningOpRef<ModuleOp> module = parse(kAddRelu);
+    func::FuncOp func = fx::findEntry(*module, "f");
+    EXPECT_TRUE(succeeded(fx::specializeArguments(func, {{2, 3}, {3}})));
+    fx::CpuCompileOptions options;
+    options.cpu = cpu;
+    bool ok = false;
+    messages = diagnosticsOf(
+        [&] { ok = succeeded(fx::JitModule::compile(*module, options)); });
+    return ok;
+  };
+  std::string messages;
+  EXPECT_TRUE(compileFor("x86-64-v2", messages)) << messages;
+  EXPECT_FALSE(compileFor("pentium-x9000", messages));
+  EXPECT_NE(messages.find("unknown CPU 'pentium-x9000'"), std::string::npos)
+      << messages;
+  // The first of these CPUs whose features this host lacks is refused,
+  // naming a missing feature; a host that has them all compiles each.
+  std::vector<std::string> host = fx::rt::hostCpuFeatures();
+  auto has = [&](const char *f) {
+    return std::find(host.begin(), host.end(), f) != host.end();
+  };
+  struct Candidate {
+    const char *cpu, *feature;
+  };
+  for (Candidate c : {Candidate{"x86-64-v4", "avx512f"},
+                      Candidate{"sapphirerapids", "avx512fp16"}}) {
+    if (has(c.feature)) {
+      EXPECT_TRUE(compileFor(c.cpu, messages)) << messages;
+      continue;
+    }
+    EXPECT_FALSE(compileFor(c.cpu, messages)) << c.cpu;
+    EXPECT_NE(messages.find("this host cannot run code for CPU '" +
+                            std::string(c.cpu) + "': it lacks"),
+              std::string::npos)
+        << messages;
+    EXPECT_NE(messages.find(c.feature), std::string::npos) << messages;
+    break;
+  }
+}
+#endif
 
 } // namespace

@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace mlir {
 class ExecutionEngine;
@@ -70,6 +71,11 @@ struct CpuCompileOptions {
   int64_t threads = 0;
   /// LLVM optimization level.
   unsigned optLevel = 3;
+  /// The CPU to compile for: `native` (this host's CPU and all its
+  /// features) or an LLVM CPU name such as x86-64-v3 (AVX2, FMA) or
+  /// x86-64-v4 (AVX-512), which any CPU of that level runs. The JIT takes it
+  /// too, so code for a lesser level can be run and tested on any host.
+  std::string cpu = "native";
 };
 
 /// Code compiled in memory; functions stay valid while it lives.
@@ -82,7 +88,8 @@ public:
   llvm::Expected<rt::PackedFunction> lookup(llvm::StringRef name) const;
 
   /// Lowers `module` (FX dialect, consumed) with fx-cpu-pipeline and
-  /// JIT-compiles it for the host CPU. Errors are emitted as diagnostics.
+  /// JIT-compiles it for `options.cpu` (which this host must be able to
+  /// run). Errors are emitted as diagnostics.
   static mlir::FailureOr<std::unique_ptr<JitModule>>
   compile(mlir::ModuleOp module, const CpuCompileOptions &options);
 
@@ -94,10 +101,6 @@ private:
 /// Options of compileCpuCode.
 struct CpuCodeOptions {
   CpuCompileOptions compile;
-  /// The CPU to compile for: `native` (this host's CPU and all its
-  /// features) or an LLVM CPU name such as x86-64-v3 (AVX2, FMA) or
-  /// x86-64-v4 (AVX-512), which any CPU of that level runs.
-  std::string cpu = "native";
   /// The ELF linker to run; empty: ld.lld from PATH or LLVM's bin dir.
   std::string linker;
   /// If not null, receives the optimized LLVM IR.

@@ -1,5 +1,8 @@
 // Every elementwise FX op, run on the CPU and compared with PyTorch.
+// REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s --only bf16_chain -- --cpu=x86-64-v3 | FileCheck %s --check-prefix=V3
+// V3: PASS @bf16_chain
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
 
