@@ -17,8 +17,11 @@
 |*  - Options structs begin with `struct_size`; fill them with the           *|
 |*    fx_*_options_init functions, so that later versions can add members.  *|
 |*  - Strings returned by accessors live as long as the object.              *|
-|*  - One thread at a time per model or compiler; distinct objects may be   *|
-|*    used from different threads.                                           *|
+|*  - Threads: distinct models and compilers may be used from different    *|
+|*    threads at once. A model may also be run from several threads at     *|
+|*    once (CPU models run concurrently, Vulkan models one call at a time); *|
+|*    binding weights waits for runs in flight. A compiler compiles one     *|
+|*    model at a time: give each thread its own.                             *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 

@@ -6,8 +6,11 @@
 #include "fx/Runtime/Safetensors.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 
 namespace fx::rt {
 
@@ -27,8 +30,11 @@ struct Model::Impl {
   std::vector<std::optional<Tensor>> parameters;
   std::shared_ptr<vk::Context> context;
   /// The variant of the last run (for profiles).
-  size_t last = 0;
+  std::atomic<size_t> last{0};
   bool profiling = false;
+  /// Runs share it (CPU code keeps no state between calls, and a Vulkan
+  /// executable serializes its own runs); binding parameters takes it alone.
+  std::shared_mutex mutex;
 
   /// The variant whose input shapes `arguments` (all of them) have.
   Result<Variant *> pick(const std::vector<Tensor> &arguments) {
@@ -270,6 +276,7 @@ Status Model::bindWeights(const std::string &path) {
       return s;
     bound[i] = tensor.take();
   }
+  std::unique_lock<std::shared_mutex> lock(impl->mutex);
   for (size_t i = 0; i < bound.size(); ++i)
     if (bound[i])
       impl->parameters[i] = std::move(bound[i]);
@@ -284,6 +291,7 @@ Status Model::setParameter(const std::string &name, const Tensor &tensor) {
     if (Status s = CpuFunction::check(spec, tensor, "parameter '" + name + "'");
         !s.isOk())
       return s;
+    std::unique_lock<std::shared_mutex> lock(impl->mutex);
     impl->parameters[i] = tensor;
     return Status::ok();
   }
@@ -292,6 +300,7 @@ Status Model::setParameter(const std::string &name, const Tensor &tensor) {
 }
 
 std::vector<std::string> Model::unboundParameters() const {
+  std::shared_lock<std::shared_mutex> lock(impl->mutex);
   std::vector<std::string> names;
   for (size_t i = 0; i < impl->signature.inputs.size(); ++i)
     if (impl->signature.inputs[i].parameter && !impl->parameters[i])
@@ -300,6 +309,7 @@ std::vector<std::string> Model::unboundParameters() const {
 }
 
 Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs) {
+  std::shared_lock<std::shared_mutex> lock(impl->mutex);
   auto all = impl->arguments(inputs);
   if (!all.isOk())
     return all.status();
@@ -308,6 +318,7 @@ Result<std::vector<Tensor>> Model::run(const std::vector<Tensor> &inputs) {
 
 Status Model::runInto(const std::vector<Tensor> &inputs,
                       std::vector<Tensor> &outputs) {
+  std::shared_lock<std::shared_mutex> lock(impl->mutex);
   auto all = impl->arguments(inputs);
   if (!all.isOk())
     return all.status();
@@ -339,7 +350,7 @@ Executor Model::executor() {
     };
     if (state->profiling)
       executor.lastProfile = [state] {
-        return state->variants[state->last].vulkan->lastProfile();
+        return state->variants[state->last.load()].vulkan->lastProfile();
       };
   }
   return executor;

@@ -13,8 +13,12 @@
 
 namespace {
 
-/// A fixed set of workers that wait for the next parallel loop. One loop
-/// runs at a time (compiled graphs issue them one after another).
+/// A fixed set of workers that wait for the next parallel loop. The pool
+/// runs one loop at a time: a compiled graph issues its loops one after
+/// another, but distinct models (or one model) may run on several threads at
+/// once. A caller that finds the pool busy runs its whole loop on its own
+/// thread rather than waiting: with the cores already taken by the loop in
+/// flight, that costs little, and it can never deadlock.
 class Pool {
 public:
   explicit Pool(int threads) { resize(threads); }
@@ -26,14 +30,22 @@ public:
   }
 
   void resize(int threads) {
+    std::lock_guard<std::mutex> running(runMutex);
     stop();
     std::lock_guard<std::mutex> lock(mutex);
     stopping = false;
+    // A new worker has seen every loop issued so far: it must not take the
+    // last one (whose body and context are gone) for a new one.
     for (int i = 1; i < std::max(threads, 1); ++i)
-      workers.emplace_back([this, i] { work(i); });
+      workers.emplace_back([this, i, seen = generation] { work(i, seen); });
   }
 
   void run(int64_t count, FxParallelBody body, void *context) {
+    std::unique_lock<std::mutex> running(runMutex, std::try_to_lock);
+    if (!running.owns_lock()) {
+      body(0, count, context);
+      return;
+    }
     std::unique_lock<std::mutex> lock(mutex);
     int chunks = static_cast<int>(
         std::min<int64_t>(count, static_cast<int64_t>(workers.size()) + 1));
@@ -67,8 +79,7 @@ private:
       task.body(begin, end, task.context);
   }
 
-  void work(int index) {
-    uint64_t seen = 0;
+  void work(int index, uint64_t seen) {
     std::unique_lock<std::mutex> lock(mutex);
     while (true) {
       wake.wait(lock, [&] { return stopping || generation != seen; });
@@ -96,6 +107,9 @@ private:
     workers.clear();
   }
 
+  /// Held by the caller whose loop the workers run (and by resize).
+  std::mutex runMutex;
+  /// Guards the task and the counters below.
   std::mutex mutex;
   std::condition_variable wake, done;
   std::vector<std::thread> workers;

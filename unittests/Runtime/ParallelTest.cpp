@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -53,6 +54,32 @@ TEST(ParallelTest, ManyLoopsInARow) {
     fxrtParallelFor(64, countRange, &hits);
   for (auto &c : hits.counts)
     EXPECT_EQ(c.load(), 200);
+}
+
+TEST(ParallelTest, ConcurrentCallers) {
+  // Several threads issuing loops at once (distinct models run from their
+  // own threads): every iteration of every loop runs exactly once, and no
+  // caller waits for another's loop forever.
+  for (int threads : {1, 2, 4}) {
+    fx::rt::setNumThreads(threads);
+    constexpr int kCallers = 4, kRounds = 300, kSize = 97;
+    std::vector<Hits> hits;
+    hits.reserve(kCallers);
+    for (int c = 0; c < kCallers; ++c)
+      hits.emplace_back(kSize);
+    std::vector<std::thread> callers;
+    for (int c = 0; c < kCallers; ++c)
+      callers.emplace_back([&hits, c] {
+        for (int round = 0; round < kRounds; ++round)
+          fxrtParallelFor(kSize, countRange, &hits[c]);
+      });
+    for (std::thread &t : callers)
+      t.join();
+    for (int c = 0; c < kCallers; ++c)
+      for (int64_t i = 0; i < kSize; ++i)
+        ASSERT_EQ(hits[c].counts[i].load(), kRounds)
+            << "threads=" << threads << " caller=" << c << " i=" << i;
+  }
 }
 
 } // namespace

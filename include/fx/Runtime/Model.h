@@ -41,7 +41,11 @@ struct ModelOptions {
   std::shared_ptr<vk::Context> context;
 };
 
-/// A loaded entry point. Not thread-safe: one run at a time.
+/// A loaded entry point. Thread-safe: any number of threads may call run
+/// and runInto at once (CPU code runs concurrently, each call with its own
+/// buffers; a Vulkan model runs one call at a time and the others wait);
+/// binding parameters waits for the runs in flight. Distinct models never
+/// wait for each other.
 class Model {
 public:
   ~Model();
