@@ -152,6 +152,49 @@ struct UnmaskReduction : public OpRewritePattern<vector::MaskOp> {
   }
 };
 
+/// True if `op` has reduction loops and folds into an output a value that
+/// does not depend on the iteration: no input element and no linalg.index
+/// reaches it (`out + 1`, after a fill producer was folded into the body).
+/// MLIR 22's vectorizer gives such a combiner the shape of the output rather
+/// than of the iteration space, so the value is added once per output
+/// element instead of once per reduced element (the sum of ones over a row
+/// of 4 came out as 1). The scalar loops are right and such reductions are
+/// rare, so they are left unvectorized.
+static bool reducesUniformValue(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() == 0)
+    return false;
+  Block *body = op.getBlock();
+  auto yield = cast<linalg::YieldOp>(body->getTerminator());
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    BlockArgument acc = op.getMatchingBlockArgument(&init);
+    // The values the yielded one is computed from, inside the body.
+    SmallVector<Value> worklist = {
+        yield.getOperand(init.getOperandNumber() - op.getNumDpsInputs())};
+    llvm::SmallPtrSet<Value, 8> seen;
+    bool varies = false;
+    while (!worklist.empty() && !varies) {
+      Value value = worklist.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(value)) {
+        varies = arg.getOwner() == body && arg != acc;
+        continue;
+      }
+      Operation *def = value.getDefiningOp();
+      if (!def || def->getBlock() != body)
+        continue; // Defined outside the body: the same for every iteration.
+      if (isa<linalg::IndexOp>(def)) {
+        varies = true;
+        continue;
+      }
+      llvm::append_range(worklist, def->getOperands());
+    }
+    if (!varies)
+      return true;
+  }
+  return false;
+}
+
 struct CPUTileAndVectorizePass
     : public fx::impl::FXCPUTileAndVectorizeBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -368,6 +411,8 @@ struct CPUTileAndVectorizePass
   void vectorize(IRRewriter &rewriter, Operation *op) {
     auto sizes = op->getAttrOfType<DenseI64ArrayAttr>(kVectorSizes);
     op->removeAttr(kVectorSizes);
+    if (reducesUniformValue(cast<linalg::LinalgOp>(op)))
+      return;
     // Convolution tiles: 2-d ones that did not decompose (partial tiles)
     // stay loops; 1-d ones are vectorized from their static shapes.
     if (isa<linalg::Conv2DNchwFchwOp>(op))
