@@ -644,8 +644,12 @@ struct FormDispatchRegionsPass
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
         if (!isa<linalg::GenericOp, linalg::FillOp>(&op))
           named.push_back(linalgOp);
+    // (generalizeNamedOp builds the generic at the insertion point, not at
+    // the op: left elsewhere, a transpose in a row was generalized outside
+    // the loop that defines its operands.)
     for (linalg::LinalgOp op : named)
-      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      if (rewriter.setInsertionPoint(op);
+          failed(linalg::generalizeNamedOp(rewriter, op)))
         return op->emitOpError("in a row kernel could not be generalized");
     bool changed = true;
     while (changed) {

@@ -103,3 +103,41 @@ func.func @not_row_kernels(%x: tensor<64x8xf32>, %i: tensor<8x64xi64>, %w: tenso
   %8 = linalg.matmul ins(%x, %w : tensor<64x8xf32>, tensor<8x4xf32>) outs(%7 : tensor<64x4xf32>) -> tensor<64x4xf32>
   return %2, %5, %8 : tensor<8xf32>, tensor<8xi64>, tensor<64x4xf32>
 }
+
+// -----
+
+// A transpose between an elementwise producer and a row's reduction (the
+// stem of convnext: bias, permute to channels-last, layer norm): the named
+// transpose is generalized inside the row loop and fused, not left outside
+// it reading the loop's slices.
+// CHECK-LABEL: func.func @transposed_row
+// CHECK-NOT: linalg.
+// CHECK: scf.forall (%[[A:.*]], %[[B:.*]], %[[C:.*]]) in (1, 4, 4)
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[A]], 0, %[[B]], %[[C]]] [1, 8, 1, 1]
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]], %arg1 : tensor<1x8x1x1xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<1x1x1xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[X]], %arg1, %[[S]] : tensor<1x8x1x1xf32>, tensor<8xf32>, tensor<1x1x1xf32>)
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+func.func @transposed_row(%x: tensor<1x8x4x4xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x8x4x4xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %b : tensor<1x8x4x4xf32>, tensor<8xf32>) outs(%0 : tensor<1x8x4x4xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %5 = arith.addf %in, %in_0 : f32
+    linalg.yield %5 : f32
+  } -> tensor<1x8x4x4xf32>
+  %2 = tensor.empty() : tensor<1x4x4x8xf32>
+  %t = linalg.transpose ins(%1 : tensor<1x8x4x4xf32>) outs(%2 : tensor<1x4x4x8xf32>) permutation = [0, 2, 3, 1]
+  %3 = tensor.empty() : tensor<1x4x4xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%t : tensor<1x4x4x8xf32>) outs(%4 : tensor<1x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %6 = arith.addf %in, %out : f32
+    linalg.yield %6 : f32
+  } -> tensor<1x4x4xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %5 : tensor<1x4x4x8xf32>, tensor<1x4x4xf32>) outs(%2 : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %7 = arith.divf %in, %in_0 : f32
+    linalg.yield %7 : f32
+  } -> tensor<1x4x4x8xf32>
+  return %6 : tensor<1x4x4x8xf32>
+}
