@@ -9,7 +9,10 @@ MODEL is `torchvision:NAME` or `path/to/file.py:factory` (as for
     PASS MODEL rel_l2=... import=...s compile=...s run=...ms eager=...ms
 
 (or FAIL with the reason) and exits non-zero on failure. The relative L2
-error is ||ours - eager|| / ||eager|| over all outputs together.
+error is ||ours - eager|| / ||eager|| over all outputs together, over the
+finite elements of eager's outputs; non-finite ones (a logsumexp of -inf)
+must match exactly. A constant eager output (every element the same value)
+is refused: it would prove nothing (fx_mlir.testing).
 """
 
 import argparse
@@ -25,6 +28,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 import fx_mlir  # noqa: E402
+from fx_mlir.testing import compare  # noqa: E402
 
 _import_cli = __import__("fx_mlir.import", fromlist=["_load_model", "_shape"])
 
@@ -126,13 +130,11 @@ def main():
         if a.shape != e.shape:
             print(f"FAIL {args.model}: output {i} has shape {a.shape}, eager {e.shape}")
             return 1
-    diff = np.sqrt(sum(float(np.sum((a.astype(np.float64) - e) ** 2))
-                       for a, e in zip(actual, expected)))
-    norm = np.sqrt(sum(float(np.sum(e.astype(np.float64) ** 2)) for e in expected))
-    if norm == 0:
-        print(f"FAIL {args.model}: eager outputs are all zeros; the comparison would prove nothing")
+    result = compare(actual, expected, args.tol)
+    if not np.isfinite(result.rel_l2):
+        print(f"FAIL {args.model}: {result.message}")
         return 1
-    rel = diff / norm
+    rel = result.rel_l2
     timing = f" import={import_s:.2f}s"
     if args.bench:
         compile_s = re.search(r"compile[^0-9]*([0-9.]+)\s*(m?s)", proc.stdout + proc.stderr)
@@ -143,7 +145,7 @@ def main():
         if median:
             timing += f" run={float(median.group(1)):.4g}ms"
         timing += f" eager={eager_ms:.4g}ms"
-    ok = np.isfinite(rel) and rel <= args.tol
+    ok = result.ok
     print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
     return 0 if ok else 1
 

@@ -40,7 +40,6 @@ _TORCH_DECOMPOSED = [
     aten.std,
     aten.var,
     aten.flip,
-    aten.logsumexp,
     aten.glu,
     aten.addcmul,
     aten.addcdiv,
@@ -166,10 +165,28 @@ def _norm(x, p=2.0, dim=None, keepdim=False, dtype=None):
     return _vector_norm(x, 2.0 if p is None else p, dim, keepdim, dtype)
 
 
+def _logsumexp(x, dim, keepdim=False):
+    # log(sum(exp(x - m))) + m with m the row's maximum, where an infinite
+    # maximum counts as 0: a row of -inf then gives log(0) + 0 = -inf (as
+    # eager does) rather than exp(-inf - -inf) = NaN, which torch 1.13's own
+    # decomposition computes.
+    dims = list(dim) if isinstance(dim, (list, tuple)) else [dim]
+    if not dims:
+        dims = list(range(x.dim()))
+    m = torch.amax(x, dims, keepdim=True)
+    m = m.masked_fill(m.abs() == float("inf"), 0)
+    out = torch.log(torch.sum(torch.exp(x - m), dims, keepdim=True)) + m
+    if not keepdim:
+        for d in sorted((d % x.dim() for d in dims), reverse=True):
+            out = out.squeeze(d)
+    return out
+
+
 def decomposition_table():
     table = get_decompositions(_TORCH_DECOMPOSED)
     table[aten.roll.default] = _roll
     table[aten.constant_pad_nd.default] = _constant_pad_nd
+    table[aten.logsumexp.default] = _logsumexp
     for overload in (aten.norm.ScalarOpt_dim, aten.norm.Scalar, aten.norm.ScalarOpt_dim_dtype):
         table[overload] = _norm
     table[aten.linalg_vector_norm.default] = _vector_norm

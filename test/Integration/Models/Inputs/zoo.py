@@ -117,3 +117,17 @@ def integer_ops():
     i = torch.tensor([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]])
     gen = torch.Generator().manual_seed(10)
     return f, (i, torch.randn(4, 3, generator=gen))
+
+
+def logsumexp_inf_rows():
+    # logsumexp over rows, one of them all -inf (eager gives -inf, not NaN)
+    # and one holding +inf.
+    def f(x):
+        return torch.logsumexp(x, dim=1), torch.logsumexp(x, dim=(0, 1), keepdim=True)
+
+    gen = torch.Generator().manual_seed(11)
+    x = torch.randn(4, 6, generator=gen)
+    x[1] = float("-inf")
+    x[2, 3] = float("inf")
+    x[3, :5] = float("-inf")
+    return f, (x,)
