@@ -214,7 +214,35 @@ static LogicalResult wrapSerialRuns(func::FuncOp func) {
   }
   if (!current.empty())
     runs.push_back(std::move(current));
-  for (ArrayRef<Operation *> run : runs) {
+  for (SmallVector<Operation *> &ops : runs) {
+    // A pure op that joined the run but computes nothing from it (a view of
+    // a buffer allocated before it) and that later host code uses stays on
+    // the host, ahead of the run: the run's ops are contiguous, so its
+    // operands are defined before the run starts.
+    for (bool moved = true; moved;) {
+      moved = false;
+      llvm::SmallPtrSet<Operation *, 8> inRun(ops.begin(), ops.end());
+      for (auto it = ops.begin(); it != ops.end(); ++it) {
+        Operation *op = *it;
+        if (!staysOnHost(op) || op == ops.front())
+          continue;
+        bool usedOutside = llvm::any_of(op->getUsers(), [&](Operation *user) {
+          return !inRun.contains(user) &&
+                 !inRun.contains(body.findAncestorOpInBlock(*user));
+        });
+        bool readsRun = llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && inRun.contains(def);
+        });
+        if (!usedOutside || readsRun)
+          continue;
+        op->moveBefore(ops.front());
+        ops.erase(it);
+        moved = true;
+        break;
+      }
+    }
+    ArrayRef<Operation *> run = ops;
     // Trailing pure ops are not worth a kernel.
     while (!run.empty() && staysOnHost(run.back()))
       run = run.drop_back();

@@ -150,6 +150,39 @@ func.func @host_value(%a: memref<f32>, %b: memref<8xf32>) {
   return
 }
 
+// -----
+
+// A view between two serial steps that host code uses later (a mean with
+// keepdim over every dimension: the sum and the division run on one
+// thread, the expand_shape of the buffer feeds the next kernel) stays on
+// the host, ahead of the one-thread kernel.
+// CHECK-LABEL: func.func @view_in_serial_run
+// CHECK: %[[V:.*]] = memref.expand_shape %arg1 [] output_shape [1, 1]
+// CHECK: gpu.launch
+// CHECK:   memref.load %arg0[]
+// CHECK:   memref.store %{{.*}}, %arg1[]
+// CHECK:   memref.load %arg1[]
+// CHECK:   memref.store %{{.*}}, %arg2[]
+// CHECK: gpu.launch
+// CHECK:   memref.load %[[V]]
+func.func @view_in_serial_run(%a: memref<f32>, %t: memref<f32>, %u: memref<f32>, %out: memref<1x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %two = arith.constant 2.0 : f32
+  %x = memref.load %a[] : memref<f32>
+  %y = arith.mulf %x, %two : f32
+  memref.store %y, %t[] : memref<f32>
+  %v = memref.expand_shape %t [] output_shape [1, 1] : memref<f32> into memref<1x1xf32>
+  %z = memref.load %t[] : memref<f32>
+  memref.store %z, %u[] : memref<f32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %c1) step (%c1, %c1) {
+    %w = memref.load %v[%i, %j] : memref<1x1xf32>
+    memref.store %w, %out[%i, %j] : memref<1x1xf32>
+    scf.reduce
+  }
+  return
+}
+
 // RUN: not fx-opt %s --split-input-file \
 // RUN:   --pass-pipeline='builtin.module(func.func(fx-map-parallel-loops-to-gpu{workgroup-size=0}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADSIZE
