@@ -14,6 +14,9 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py", "lit.site.cfg.py
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fx_obj_root, "test")
 
+# `lit --param python=PATH` runs the tests with another Python (the project
+# venv with torch 2.x, Debian's python3 with torch 1.13, or one without torch).
+config.python_executable = lit_config.params.get("python", config.python_executable)
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%fx_src_root", config.fx_src_root))
@@ -26,7 +29,9 @@ config.environment["PYTHONPATH"] = os.path.join(config.fx_src_root, "python")
 # every prefix must be used.
 config.environment["FILECHECK_OPTS"] = "-enable-var-scope --allow-unused-prefixes=false"
 
-llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP",
+                                     "FX_REQUIRE_FEATURES", "VK_ICD_FILENAMES",
+                                     "VK_DRIVER_FILES", "VK_LAYER_PATH"])
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.fx_tools_dir, config.llvm_tools_dir]
@@ -37,3 +42,33 @@ if os.path.exists(os.path.join(config.fx_tools_dir, "fx-artifact-fuzzer")):
     config.available_features.add("fx-artifact-fuzzer")
     tools.append("fx-artifact-fuzzer")
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Optional parts of the machine, as features for REQUIRES: lines and
+# %if ... %{ ... %} RUN lines, so that a machine without them reports the
+# tests UNSUPPORTED rather than failing:
+#   vulkan - a Vulkan device (fx-run --list-devices finds one; Mesa lavapipe
+#            counts);
+#   torch  - PyTorch (and torchvision) import in the tests' Python.
+# With FX_REQUIRE_FEATURES="vulkan torch" (CI sets it), a missing feature is
+# an error instead: the machine was meant to have it.
+import subprocess
+
+
+def _probe(cmd, expect=""):
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return proc.returncode == 0 and expect in proc.stdout
+
+
+_fx_run = os.path.join(config.fx_tools_dir, "fx-run")
+if _probe([_fx_run, "--list-devices"], expect="Vulkan device 0"):
+    config.available_features.add("vulkan")
+if _probe([config.python_executable, "-c", "import torch, torchvision"]):
+    config.available_features.add("torch")
+for _feature in os.environ.get("FX_REQUIRE_FEATURES", "").split():
+    if _feature not in config.available_features:
+        lit_config.fatal(f"FX_REQUIRE_FEATURES names '{_feature}', which this machine lacks "
+                         "(vulkan: no Vulkan device from fx-run --list-devices; torch: "
+                         f"{config.python_executable} cannot import torch and torchvision)")

@@ -11,7 +11,7 @@
 // cooperative matrices (lavapipe).
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: fx-compile %s --target vulkan --vulkan-target nvidia-h200 -o %t/mm.fxa
-// RUN: not fxrt-run %t/mm.fxa 2>&1 | FileCheck %s --check-prefix=LACKS
+// RUN: %if vulkan %{ not fxrt-run %t/mm.fxa 2>&1 | FileCheck %s --check-prefix=LACKS %}
 // LACKS: lacks feature 'cooperativeMatrix' that the compiled kernels need
 
 // CHECK-DAG: spirv.module @{{.*}} Logical GLSL450 requires #spirv.vce<v1.6, [{{.*}}CooperativeMatrixKHR{{.*}}], [{{.*}}SPV_KHR_cooperative_matrix{{.*}}]>

@@ -1,4 +1,5 @@
 # The importer's mapping of ATen graphs to the FX dialect.
+# REQUIRES: torch
 # RUN: %python %s > %t.mlir
 # RUN: FileCheck %s < %t.mlir
 # RUN: fx-opt %t.mlir -o /dev/null

@@ -1,5 +1,6 @@
 # The importer's .safetensors writer: every FX dtype round-trips through the
 # reader, and fx-run binds the written tensors by name.
+# REQUIRES: torch
 # RUN: rm -rf %t && mkdir -p %t
 # RUN: %python %s %t | FileCheck %s
 # RUN: fx-run %t/add.mlir --weights %t/w.safetensors --input %t/x.npy --expect %t/expect.npy

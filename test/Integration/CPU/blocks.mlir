@@ -1,4 +1,5 @@
 // Whole blocks written in the FX dialect, on the CPU against PyTorch.
+// REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: 3 passed, 0 failed

@@ -1,4 +1,5 @@
 // Reductions on the CPU against PyTorch.
+// REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
