@@ -1,20 +1,29 @@
 #!/usr/bin/env python3
 """Coverage sweep: every torchvision classification model, imported, compiled
-and run on the CPU, compared with eager PyTorch.
+and run on the CPU (or a Vulkan device), compared with eager PyTorch.
 
-Usage: bench/models/sweep.py [--build DIR] [--timeout S] [--out bench/results] [MODEL ...]
+Usage: bench/models/sweep.py [--build DIR] [--timeout S] [--out bench/results]
+                             [--target cpu|vulkan] [MODEL ...]
 
 Each model gets seeded random weights and a 1x3xSxS input with S the
 smallest convenient size the architecture accepts (64 for most, 224 for the
 ViT/MaxViT family that fixes its image size, 299 for inception_v3). Writes
-torchvision-sweep.md with one row per model: PASS/FAIL, the relative L2 error
-against eager, and the first line of the failure otherwise.
+torchvision-sweep.md (CPU) or torchvision-sweep-vulkan.md with one row per
+model: PASS/FAIL, the relative L2 error against eager, and the first line of
+the failure otherwise.
+
+With --target vulkan each model runs on the Vulkan device (lavapipe here)
+under the validation layer, and its IR is also compiled with fx-compile for
+the nvidia-h200 target profile (tensor-core kernels, 32-lane subgroups), which
+only the GPU machine can run: a model passes if both work.
 """
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,6 +45,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--timeout", type=int, default=900, help="seconds per model")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    parser.add_argument("--target", choices=["cpu", "vulkan"], default="cpu")
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
     names = args.models or classification_models()
@@ -45,13 +55,15 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for i, name in enumerate(names):
         size = SIZES.get(name, 64)
+        work = tempfile.mkdtemp(prefix=f"fx-sweep-{name}-")
         cmd = [sys.executable, check, fx_run, f"torchvision:{name}", "--input-shape",
-               f"1,3,{size},{size}"]
+               f"1,3,{size},{size}", "--target", args.target, "--keep", work]
         start = time.time()
         # A session of its own, so that a timeout kills fx-run too (not only
         # the checking script that started it).
+        env = dict(os.environ, FX_VULKAN_VALIDATION="1") if args.target == "vulkan" else None
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
+                                text=True, start_new_session=True, env=env)
         try:
             out = proc.communicate(timeout=args.timeout)[0].strip()
             first = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), None)
@@ -62,6 +74,22 @@ def main():
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             first, status = f"timed out after {args.timeout} s", "TIMEOUT"
+        if status == "PASS" and args.target == "vulkan":
+            # The same IR for the GPU machine's profile: compiled, not run.
+            compile_cmd = [os.path.join(args.build, "bin", "fx-compile"),
+                           os.path.join(work, "model.mlir"), "--target", "vulkan",
+                           "--vulkan-target", "nvidia-h200", "-o", os.path.join(work, "h200.fxa")]
+            try:
+                proc = subprocess.run(compile_cmd, capture_output=True, text=True,
+                                      timeout=args.timeout)
+                if proc.returncode != 0:
+                    status = "FAIL"
+                    lines = (proc.stderr or proc.stdout).strip().splitlines()
+                    first = "nvidia-h200 compile: " + (lines[0] if lines else
+                                                       f"exit code {proc.returncode}")
+            except subprocess.TimeoutExpired:
+                first, status = "nvidia-h200 compile timed out", "TIMEOUT"
+        shutil.rmtree(work, ignore_errors=True)
         seconds = time.time() - start
         field = lambda key: first.split(key + "=", 1)[1].split(" ", 1)[0] if key + "=" in first else "-"
         detail = "" if status == "PASS" else first.replace("|", "/")[:300]
@@ -70,14 +98,18 @@ def main():
               file=sys.stderr, flush=True)
         # Rewritten after every model so that an interrupted sweep keeps its rows.
         passed = sum(r[2] == "PASS" for r in rows)
-        lines = [f"torchvision classification models on the CPU: {passed} of {len(rows)} pass "
+        where = ("the CPU" if args.target == "cpu" else
+                 "Vulkan (run on lavapipe under the validation layer, and compiled for "
+                 "the nvidia-h200 profile)")
+        lines = [f"torchvision classification models on {where}: {passed} of {len(rows)} pass "
                  "(import -> compile -> fx-run, relative L2 error vs eager <= 1e-4; "
                  "seeded random weights, batch-norm statistics randomized).", "",
                  "| model | input | status | rel L2 | seconds (import+compile+run) | detail |",
                  "|---|---|---|---|---|---|"]
         lines += [f"| {n} | {s} | {st} | {r} | {sec:.0f} | {d} |"
                   for n, s, st, r, sec, d in rows]
-        with open(os.path.join(args.out, "torchvision-sweep.md"), "w") as f:
+        table = "torchvision-sweep.md" if args.target == "cpu" else "torchvision-sweep-vulkan.md"
+        with open(os.path.join(args.out, table), "w") as f:
             f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if passed == len(rows) else 1
