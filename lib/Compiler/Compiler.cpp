@@ -3,7 +3,9 @@
 #include "fx/Compiler/Compiler.h"
 
 #include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
+#include "fx/InitAll.h"
 #include "fx/Runtime/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -83,7 +85,8 @@ struct Compiler::Impl {
 
   static DialectRegistry makeRegistry() {
     DialectRegistry registry;
-    registerCpuCompilerDependencies(registry);
+    ::fx::registerAllDialects(registry);
+    ::fx::registerAllPasses();
     return registry;
   }
 
@@ -171,31 +174,17 @@ struct Compiler::Impl {
                                "' (expected cpu or vulkan)");
 
     // The entry alone, specialized: what the cache key hashes.
-    OwningOpRef<ModuleOp> module = cast<ModuleOp>(input->clone());
-    func::FuncOp func = findEntry(*module, options.entry);
-    if (!func)
-      return diagnostics.error("no entry point");
-    std::string name = func.getName().str();
-    keepOnlyEntry(*module, func);
-    if (!options.argumentShapes.empty()) {
-      if (options.argumentShapes.size() != func.getNumArguments())
-        return rt::Status::error("argumentShapes has " +
-                                 std::to_string(options.argumentShapes.size()) +
-                                 " shapes but '" + name + "' has " +
-                                 std::to_string(func.getNumArguments()) +
-                                 " arguments");
-      if (failed(specializeArguments(func, options.argumentShapes)))
-        return diagnostics.error("cannot specialize the arguments");
-    }
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (auto tensor = dyn_cast<RankedTensorType>(type);
-          tensor && !tensor.hasStaticShape())
-        return rt::Status::error(
-            "argument " + std::to_string(i) + " of '" + name +
-            "' has a dynamic shape; give CompilerOptions::argumentShapes");
-    FailureOr<rt::FunctionSignature> signature = getSignature(func);
-    if (failed(signature))
-      return diagnostics.error("unsupported signature");
+    EntryShapes shapes;
+    shapes.arguments = options.argumentShapes;
+    shapes.staticHint = "compiled code needs static shapes: give "
+                        "CompilerOptions::argumentShapes";
+    FailureOr<PreparedEntry> prepared =
+        prepareEntry(input, options.entry, shapes);
+    if (failed(prepared))
+      return diagnostics.error("cannot prepare the entry point");
+    OwningOpRef<ModuleOp> module = std::move(prepared->module);
+    std::string name = prepared->func.getName().str();
+    const rt::FunctionSignature *signature = &prepared->signature;
 
     // The cache key: compiler build, options, target, IR.
     std::string targetKey = "cpu=" + options.cpu;

@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
+#include "fx/InitAll.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/Artifact.h"
 
@@ -176,8 +178,9 @@ int main(int argc, char **argv) {
     output = path.str().str();
   }
 
+  ::fx::registerAllPasses();
   DialectRegistry registry;
-  ::fx::registerCpuCompilerDependencies(registry);
+  ::fx::registerAllDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // Diagnostics point at the user's source; a dump of the failing op in
@@ -252,33 +255,19 @@ int main(int argc, char **argv) {
     entry.name = name;
     // Each target compiles its own copy: the pipelines consume it.
     auto prepare = [&](bool allowDynamic) -> OwningOpRef<ModuleOp> {
-      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
-      func::FuncOp func = ::fx::findEntry(*copy, name);
-      if (!func)
+      ::fx::EntryShapes shapes;
+      shapes.arguments = variant.shapes;
+      shapes.allowDynamic = allowDynamic;
+      shapes.staticHint =
+          "CPU code needs static shapes: give --dynamic-sizes=N,... to "
+          "compile it for those sizes of its dynamic dimensions (--target "
+          "vulkan compiles one program for all sizes)";
+      FailureOr<::fx::PreparedEntry> prepared =
+          ::fx::prepareEntry(*module, name, shapes);
+      if (failed(prepared))
         return nullptr;
-      if (!variant.shapes.empty() &&
-          failed(::fx::specializeArguments(func, variant.shapes)))
-        return nullptr;
-      if (!allowDynamic)
-        for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-          auto tensor = dyn_cast<RankedTensorType>(type);
-          if (tensor && !tensor.hasStaticShape()) {
-            func.emitError()
-                << "argument " << i << " of '" << name
-                << "' has the dynamic type " << type
-                << "; CPU code needs static shapes: give --dynamic-sizes=N,... "
-                   "to compile it for those sizes of its dynamic dimensions "
-                   "(--target vulkan compiles one program for all sizes)";
-            return nullptr;
-          }
-        }
-      ::fx::keepOnlyEntry(*copy, func);
-      FailureOr<rt::FunctionSignature> signature =
-          ::fx::getSignature(func, allowDynamic);
-      if (failed(signature))
-        return nullptr;
-      entry.signature = *signature;
-      return copy;
+      entry.signature = std::move(prepared->signature);
+      return std::move(prepared->module);
     };
     std::string summary;
     if (wantCpu) {

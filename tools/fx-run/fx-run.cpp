@@ -8,7 +8,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
+#include "fx/InitAll.h"
 #include "fx/Runtime/Artifact.h"
 #include "fx/Runtime/CpuFunction.h"
 #include "fx/Runtime/Model.h"
@@ -228,8 +230,9 @@ int main(int argc, char **argv) {
   if (profile && target != "vulkan")
     return fail("--profile needs --target=vulkan");
 
+  fx::registerAllPasses();
   DialectRegistry registry;
-  fx::registerCpuCompilerDependencies(registry);
+  fx::registerAllDialects(registry);
   MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // Diagnostics point at the user's source; a dump of the failing op in
@@ -282,15 +285,18 @@ int main(int argc, char **argv) {
   for (const rt::Tensor &arg : args)
     shapes.push_back(arg.shape());
 
-  // Compile only the entry point and what it calls.
+  // Compile only the entry point and what it calls, specialized to the
+  // arguments' shapes.
   auto compileStart = std::chrono::steady_clock::now();
-  fx::keepOnlyEntry(*module, func);
-  if (failed(fx::specializeArguments(func, shapes)))
-    return rt::kExitError;
-  FailureOr<rt::FunctionSignature> signature = fx::getSignature(func);
-  if (failed(signature))
-    return rt::kExitError;
   std::string entryName = func.getName().str();
+  fx::EntryShapes entryShapes;
+  entryShapes.arguments = std::move(shapes);
+  FailureOr<fx::PreparedEntry> prepared =
+      fx::prepareEntry(*module, entryName, entryShapes);
+  if (failed(prepared))
+    return rt::kExitError;
+  module = std::move(prepared->module);
+  const rt::FunctionSignature *signature = &prepared->signature;
   // What runs the compiled graph, whichever the target.
   rt::Executor executor;
   std::unique_ptr<fx::JitModule> jitModule;

@@ -265,7 +265,8 @@ TEST(CompilerErrors, FilesTargetsEntriesAndShapes) {
       "  %0 = fx.relu %x : (tensor<?x4xf32>) -> tensor<?x4xf32>\n"
       "  return %0 : tensor<?x4xf32>\n}\n";
   EXPECT_CONTAINS(Compiler().compileString(dynamic).message(),
-                  "argument 0 of 'd' has a dynamic shape; give "
+                  "argument 0 of 'd' has the dynamic type "
+                  "'tensor<?x4xf32>'; compiled code needs static shapes: give "
                   "CompilerOptions::argumentShapes");
   CompilerOptions shaped;
   shaped.argumentShapes = {{3, 4}};
@@ -278,7 +279,7 @@ TEST(CompilerErrors, FilesTargetsEntriesAndShapes) {
                   "shape [3, 5]");
   shaped.argumentShapes = {{3, 4}, {1}};
   EXPECT_CONTAINS(Compiler(shaped).compileString(dynamic).message(),
-                  "argumentShapes has 2 shapes but 'd' has 1 arguments");
+                  "2 argument shapes were given but 'd' has 1 arguments");
 }
 
 TEST(CompilerModes, ParseAndName) {

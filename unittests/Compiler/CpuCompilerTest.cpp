@@ -1,6 +1,8 @@
 //===- CpuCompilerTest.cpp - specialization, signatures and JIT in C++ ----===//
 
 #include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/Entry.h"
+#include "fx/InitAll.h"
 #include "fx/Runtime/CpuFunction.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -17,7 +19,8 @@ namespace {
 class CpuCompilerTest : public ::testing::Test {
 protected:
   CpuCompilerTest() {
-    fx::registerCpuCompilerDependencies(registry);
+    ::fx::registerAllDialects(registry);
+    ::fx::registerAllPasses();
     ctx = std::make_unique<MLIRContext>(registry);
     ctx->loadAllAvailableDialects();
   }

@@ -8,7 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/Entry.h"
+#include "fx/InitAll.h"
 #include "fx/Compiler/VulkanCompiler.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -30,7 +31,8 @@ class VulkanScheduleTest : public ::testing::Test {
 protected:
   VulkanScheduleTest() {
     mlir::DialectRegistry registry;
-    registerCpuCompilerDependencies(registry);
+    ::fx::registerAllDialects(registry);
+    ::fx::registerAllPasses();
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
     context.printOpOnDiagnostic(false);

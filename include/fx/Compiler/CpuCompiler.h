@@ -12,6 +12,7 @@
 #ifndef FX_COMPILER_CPUCOMPILER_H
 #define FX_COMPILER_CPUCOMPILER_H
 
+#include "fx/Compiler/Entry.h"
 #include "fx/Runtime/CpuFunction.h"
 #include "fx/Runtime/CpuLibrary.h"
 
@@ -28,34 +29,6 @@ class ExecutionEngine;
 } // namespace mlir
 
 namespace fx {
-
-/// The runtime dtype of an FX element type, if it has one.
-std::optional<rt::DType> toDType(mlir::Type elementType);
-
-/// The MLIR element type of a runtime dtype, if the FX dialect has it.
-mlir::Type toElementType(mlir::MLIRContext *ctx, rt::DType dtype);
-
-/// The public function named `name`, or the only public function with a
-/// body when `name` is empty. Emits an error and returns null otherwise.
-mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef name);
-
-/// Erases the functions of `module` other than `entry` that nothing calls,
-/// so that only the entry point and what it calls gets compiled.
-void keepOnlyEntry(mlir::ModuleOp module, mlir::func::FuncOp entry);
-
-/// Gives the arguments of `func` the static `shapes` (one per argument) and
-/// refines the types of the whole function (fx-refine-shapes). Emits an
-/// error at the argument's function and fails if a shape does not fit the
-/// declared type.
-mlir::LogicalResult
-specializeArguments(mlir::func::FuncOp func,
-                    llvm::ArrayRef<std::vector<int64_t>> shapes);
-
-/// The signature of `func`, whose types must be tensors of FX dtypes,
-/// static unless `allowDynamic` (dynamic dimensions become kDynamicDim);
-/// otherwise emits an error naming the argument or result.
-mlir::FailureOr<rt::FunctionSignature> getSignature(mlir::func::FuncOp func,
-                                                    bool allowDynamic = false);
 
 /// Options of compileForCpu.
 struct CpuCompileOptions {
@@ -116,10 +89,6 @@ struct CpuCodeOptions {
 mlir::FailureOr<rt::CpuCode> compileCpuCode(mlir::ModuleOp module,
                                             llvm::StringRef entry,
                                             const CpuCodeOptions &options);
-
-/// Registers the dialects, passes and LLVM translations that CPU
-/// compilation needs in `registry`.
-void registerCpuCompilerDependencies(mlir::DialectRegistry &registry);
 
 } // namespace fx
 
