@@ -2,83 +2,123 @@
 
 #include "fx/Pipelines/Pipelines.h"
 
+#include "fx/Conversion/Passes.h"
+#include "fx/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-
-#include <string>
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::fx;
 
-std::string fx::buildFusionStages(const CPUPipelineOptions &options) {
-  std::string pipeline =
-      // FX level: folds (batch norms into convolutions with constant
-      // weights, with fusion on), then lowering to linalg on tensors.
-      std::string("func.func(canonicalize,") +
-      (options.fuseElementwise ? "fx-fold-conv-batch-norm," : "") +
-      "convert-fx-to-linalg),canonicalize,cse";
-  if (options.fuseElementwise)
-    // Elementwise chains fuse into single generics; dispatch regions then
-    // pull reductions and convolutions into their consumers' tile loops.
-    pipeline += ",func.func(fx-fuse-elementwise),canonicalize,cse";
-  if (options.fuseElementwise && options.dispatchRegions)
-    pipeline += ",func.func(fx-form-dispatch-regions{threads=" +
-                std::to_string(options.threads) +
-                (options.fusionReport ? " report=true" : "") +
-                "}),canonicalize,cse";
-  return pipeline;
+void fx::addCleanup(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
-std::string fx::buildBufferizationStages() {
+// The pipelines are built from typed pass constructors, so a misspelled
+// pass or option fails to build rather than at run time; every stage is
+// still a registered pass, runnable and tested on its own with fx-opt, and
+// `--dump-pass-pipeline` prints the pipeline as text.
+
+void fx::buildFusionStages(OpPassManager &pm,
+                           const CPUPipelineOptions &options) {
+  // FX level: folds (batch norms into convolutions with constant weights,
+  // with fusion on), then lowering to linalg on tensors.
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  fn.addPass(createCanonicalizerPass());
+  if (options.fuseElementwise)
+    fn.addPass(createFXFoldConvBatchNorm());
+  fn.addPass(createConvertFXToLinalg());
+  addCleanup(pm);
+  if (options.fuseElementwise) {
+    // Elementwise chains fuse into single generics; dispatch regions then
+    // pull reductions and convolutions into their consumers' tile loops.
+    pm.addNestedPass<func::FuncOp>(createFXFuseElementwise());
+    addCleanup(pm);
+  }
+  if (options.fuseElementwise && options.dispatchRegions) {
+    FXFormDispatchRegionsOptions regions;
+    regions.threads = options.threads;
+    regions.report = options.fusionReport;
+    pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));
+    addCleanup(pm);
+  }
+}
+
+void fx::buildBufferizationStages(OpPassManager &pm) {
   // Inputs and parameters are the caller's: never written in place.
-  return ",fx-mark-inputs-read-only"
-         ",one-shot-bufferize{bufferize-function-boundaries "
-         "function-boundary-type-conversion=identity-layout-map}"
-         // Tiled loops carry their output buffer and copy each tile onto
-         // itself; CSE + canonicalization fold both, so the result is the
-         // allocation itself and buffer-results-to-out-params replaces it by
-         // the caller's buffer.
-         ",canonicalize,cse,canonicalize"
-         ",buffer-results-to-out-params{hoist-static-allocs=true "
-         "modify-public-functions=true}"
-         ",canonicalize";
+  pm.addPass(createFXMarkInputsReadOnly());
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  // Tiled loops carry their output buffer and copy each tile onto itself;
+  // CSE + canonicalization fold both, so the result is the allocation
+  // itself and buffer-results-to-out-params replaces it by the caller's
+  // buffer.
+  addCleanup(pm);
+  pm.addPass(createCanonicalizerPass());
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createCanonicalizerPass());
 }
 
 void fx::buildCPUPipeline(OpPassManager &pm,
                           const CPUPipelineOptions &options) {
-  // The pipeline is spelled as pass-pipeline text: every stage is a
-  // registered pass with its own lit test, visible and runnable on its own
-  // with fx-opt, and the text is what `--dump-pass-pipeline` prints.
-  std::string pipeline = buildFusionStages(options);
-  if (options.vectorize)
+  buildFusionStages(pm, options);
+  if (options.vectorize) {
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.
-    pipeline +=
-        ",func.func(fx-cpu-tile-and-vectorize{threads=" +
-        std::to_string(options.threads) +
-        "}),canonicalize,cse,loop-invariant-subset-hoisting,canonicalize";
+    FXCPUTileAndVectorizeOptions tiling;
+    tiling.threads = options.threads;
+    pm.addNestedPass<func::FuncOp>(createFXCPUTileAndVectorize(tiling));
+    addCleanup(pm);
+    pm.addPass(createLoopInvariantSubsetHoistingPass());
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.emitCInterface)
-    pipeline += ",fx-emit-c-interface";
+    pm.addPass(createFXEmitCInterface());
   // Tensors to buffers; internal buffers are freed by the ownership-based
   // deallocation.
-  pipeline += buildBufferizationStages();
-  pipeline +=
-      ",buffer-deallocation-pipeline"
-      ",convert-bufferization-to-memref"
-      // Parallel chunks (scf.forall) become outlined bodies ...
-      ",fx-outline-forall"
-      // Loops, then LLVM.
-      ",func.func(convert-linalg-to-loops)"
-      ",convert-vector-to-scf{full-unroll=true},func.func(lower-vector-mask)"
-      ",lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine"
-      ",convert-math-to-funcs,convert-vector-to-llvm,finalize-memref-to-llvm"
-      ",convert-math-to-llvm"
-      ",convert-math-to-libm"
-      ",convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm"
-      // ... called through the runtime's thread pool.
-      ",fx-forall-to-runtime"
-      ",convert-cf-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts";
-  if (failed(parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("fx-cpu-pipeline: invalid pass pipeline text");
+  buildBufferizationStages(pm);
+  bufferization::buildBufferDeallocationPipeline(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Parallel chunks (scf.forall) become outlined bodies ...
+  pm.addPass(createFXOutlineForall());
+  // Loops, then LLVM.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  VectorTransferToSCFOptions transfers;
+  transfers.enableFullUnroll();
+  pm.addPass(createConvertVectorToSCFPass(transfers));
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToFuncs());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  // ... called through the runtime's thread pool.
+  pm.addPass(createFXForallToRuntime());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void fx::buildFusionReportPipeline(OpPassManager &pm,
@@ -88,8 +128,7 @@ void fx::buildFusionReportPipeline(OpPassManager &pm,
   reporting.fuseElementwise = options.fuseElementwise;
   reporting.dispatchRegions = options.dispatchRegions;
   reporting.fusionReport = true;
-  if (failed(parsePassPipeline(buildFusionStages(reporting), pm)))
-    llvm::report_fatal_error("fx-fusion-report: invalid pass pipeline text");
+  buildFusionStages(pm, reporting);
 }
 
 void fx::registerCPUPipeline() {

@@ -2,117 +2,159 @@
 
 #include "fx/Pipelines/Pipelines.h"
 
+#include "fx/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVEnums.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 
+#include <iterator>
 #include <string>
 
 using namespace mlir;
+using namespace mlir::fx;
 
-std::string fx::spirvTargetOptions(StringRef target) {
+std::optional<fx::SPIRVTarget> fx::getSPIRVTarget(StringRef target) {
   // What every supported device has (Vulkan 1.3 desktop GPUs, lavapipe):
   // 64/16/8-bit integers, f16, 8/16-bit storage buffers and subgroup
   // operations.
-  const char *common =
-      "Shader,Int64,Int16,Int8,Float16,StorageBuffer8BitAccess,"
-      "StorageBuffer16BitAccess,GroupNonUniform,GroupNonUniformArithmetic,"
-      "GroupNonUniformBallot,GroupNonUniformShuffle";
-  std::string caps;
-  // Cooperative matrices (tensor cores) need SPV_KHR_cooperative_matrix,
-  // which needs SPIR-V 1.6 (Vulkan 1.3 devices).
-  bool coop = false, bf16Coop = false;
+  static const char *const common[] = {
+      "Shader",          "Int64",
+      "Int16",           "Int8",
+      "Float16",         "StorageBuffer8BitAccess",
+      "StorageBuffer16BitAccess", "GroupNonUniform",
+      "GroupNonUniformArithmetic", "GroupNonUniformBallot",
+      "GroupNonUniformShuffle"};
+  SPIRVTarget env;
   if (target.consume_front("caps=")) {
     // spirv-attach-target drops names it does not know: check them here.
     SmallVector<StringRef> names;
     target.split(names, ',');
-    for (StringRef name : names)
+    for (StringRef name : names) {
       if (!spirv::symbolizeCapability(name))
-        return "";
-    caps = target.str();
-    coop = llvm::is_contained(names, "CooperativeMatrixKHR");
-    bf16Coop =
-        coop && llvm::is_contained(names, "BFloat16CooperativeMatrixKHR");
-  } else if (target == "vulkan13")
-    caps = common;
-  else if (target == "lavapipe")
-    caps = std::string(common) + ",Float64";
-  else if (target == "nvidia-h200") {
-    // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 and,
-    // with VK_KHR_shader_bfloat16, bf16 with f32 accumulators, 32-lane
-    // subgroups).
-    caps = std::string(common) + ",Float64,CooperativeMatrixKHR,"
-                                 "BFloat16TypeKHR,BFloat16CooperativeMatrixKHR";
-    coop = bf16Coop = true;
+        return std::nullopt;
+      env.capabilities.push_back(name.str());
+    }
+    env.cooperativeMatrix = llvm::is_contained(names, "CooperativeMatrixKHR");
+    env.bf16CooperativeMatrix =
+        env.cooperativeMatrix &&
+        llvm::is_contained(names, "BFloat16CooperativeMatrixKHR");
+  } else if (target == "vulkan13" || target == "lavapipe" ||
+             target == "nvidia-h200") {
+    env.capabilities.assign(std::begin(common), std::end(common));
+    if (target != "vulkan13")
+      env.capabilities.push_back("Float64");
+    if (target == "nvidia-h200") {
+      // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 and,
+      // with VK_KHR_shader_bfloat16, bf16 with f32 accumulators, 32-lane
+      // subgroups).
+      for (const char *cap : {"CooperativeMatrixKHR", "BFloat16TypeKHR",
+                              "BFloat16CooperativeMatrixKHR"})
+        env.capabilities.push_back(cap);
+      env.cooperativeMatrix = env.bf16CooperativeMatrix = true;
+    }
   } else {
-    return "";
+    return std::nullopt;
   }
-  return std::string(coop ? "ver=v1.6" : "ver=v1.3") + " caps=" + caps +
-         " exts=SPV_KHR_storage_buffer_storage_class,SPV_KHR_8bit_storage,"
-         "SPV_KHR_16bit_storage" +
-         (coop ? ",SPV_KHR_cooperative_matrix" : "") +
-         (bf16Coop ? ",SPV_KHR_bfloat16" : "") + " client_api=Vulkan";
+  // Cooperative matrices (tensor cores) need SPV_KHR_cooperative_matrix,
+  // which needs SPIR-V 1.6 (Vulkan 1.3 devices).
+  env.version = env.cooperativeMatrix ? "v1.6" : "v1.3";
+  env.extensions = {"SPV_KHR_storage_buffer_storage_class",
+                    "SPV_KHR_8bit_storage", "SPV_KHR_16bit_storage"};
+  if (env.cooperativeMatrix)
+    env.extensions.push_back("SPV_KHR_cooperative_matrix");
+  if (env.bf16CooperativeMatrix)
+    env.extensions.push_back("SPV_KHR_bfloat16");
+  return env;
+}
+
+std::string fx::SPIRVTarget::str() const {
+  return "ver=" + version + " caps=" + llvm::join(capabilities, ",") +
+         " exts=" + llvm::join(extensions, ",") + " client_api=Vulkan";
 }
 
 LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
                                       const VulkanPipelineOptions &options) {
-  std::string targetOptions = spirvTargetOptions(options.target);
-  if (targetOptions.empty())
+  std::optional<SPIRVTarget> target = getSPIRVTarget(options.target);
+  if (!target)
     return failure();
   CPUPipelineOptions fusion;
   fusion.fuseElementwise = options.fuseElementwise;
   // Dispatch regions are the CPU's parallel chunks (scf.forall); the GPU
   // path maps each fused linalg op onto a grid of its own.
   fusion.dispatchRegions = false;
-  std::string pipeline = buildFusionStages(fusion);
-  if (options.fuseElementwise)
+  buildFusionStages(pm, fusion);
+  if (options.fuseElementwise) {
     // Softmax, layer norm and row reductions become one kernel with a
     // workgroup per row (fx-map-row-kernels-to-gpu below).
-    pipeline += ",func.func(fx-form-dispatch-regions{row-kernels=true "
-                "threads=1}),canonicalize,cse";
+    FXFormDispatchRegionsOptions rows;
+    rows.rowKernels = true;
+    rows.threads = 1;
+    pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(rows));
+    addCleanup(pm);
+  }
   // Tensors to buffers, with the CPU pipeline's calling convention. The
   // runtime owns every buffer, so no deallocation pipeline.
-  pipeline += buildBufferizationStages();
-  bool cooperativeMatrix =
-      StringRef(targetOptions).contains("SPV_KHR_cooperative_matrix");
-  bool bf16CooperativeMatrix =
-      StringRef(targetOptions).contains("BFloat16CooperativeMatrixKHR");
-  pipeline +=
-      std::string(
-          ",convert-bufferization-to-memref"
-          // Every linalg op (and memref.copy) becomes a gpu.launch over its
-          // parallel loops.
-          // Parallel loops go outermost first, so that reductions become
-          // sequential loops inside one thread per output element; parallel
-          // loops nested in kernels run sequentially too.
-          ",func.func(fx-map-matmuls-to-gpu{cooperative-matrix=") +
-      (cooperativeMatrix ? "true" : "false") +
-      " bf16-cooperative-matrix=" + (bf16CooperativeMatrix ? "true" : "false") +
-      "},fx-map-row-kernels-to-gpu{"
-      "workgroup-size=" +
-      std::to_string(options.rowWorkgroupSize) +
-      "},fx-prepare-linalg-for-gpu,convert-linalg-to-parallel-loops,"
-      "fx-map-parallel-loops-to-gpu{workgroup-size=" +
-      std::to_string(options.workgroupSize) +
-      "},scf-parallel-for-to-nested-fors)"
-      // Kernels read the underlying buffers: views fold into indices.
-      ",fold-memref-alias-ops,canonicalize,cse"
-      ",gpu-launch-sink-index-computations,gpu-kernel-outlining"
-      ",fx-pass-kernel-sizes"
-      ",spirv-attach-target{" +
-      targetOptions +
-      "},fx-set-spirv-entry-point-abi,lower-affine,canonicalize"
-      ",fx-legalize-types-for-spirv"
-      ",gpu.module(fx-expand-math-for-spirv,convert-math-to-spirv"
-      ",fx-guard-zero-trip-loops)"
-      ",convert-gpu-to-spirv"
-      ",spirv.module(spirv-lower-abi-attrs,spirv-update-vce)";
-  if (bf16CooperativeMatrix)
-    pipeline += ",fx-retype-bf16-cooperative-matrices";
-  // parsePassPipeline reports what it rejects (a bad capability name in
-  // target=caps=...) on stderr.
-  return parsePassPipeline(pipeline, pm);
+  buildBufferizationStages(pm);
+  pm.addPass(createConvertBufferizationToMemRefPass());
+  // Every linalg op (and memref.copy) becomes a gpu.launch over its
+  // parallel loops. Parallel loops go outermost first, so that reductions
+  // become sequential loops inside one thread per output element; parallel
+  // loops nested in kernels run sequentially too.
+  OpPassManager &fn = pm.nest<func::FuncOp>();
+  FXMapMatmulsToGPUOptions matmuls;
+  matmuls.cooperativeMatrix = target->cooperativeMatrix;
+  matmuls.bf16CooperativeMatrix = target->bf16CooperativeMatrix;
+  fn.addPass(createFXMapMatmulsToGPU(matmuls));
+  FXMapRowKernelsToGPUOptions rowKernels;
+  rowKernels.workgroupSize = options.rowWorkgroupSize;
+  fn.addPass(createFXMapRowKernelsToGPU(rowKernels));
+  fn.addPass(createFXPrepareLinalgForGPU());
+  fn.addPass(createConvertLinalgToParallelLoopsPass());
+  FXMapParallelLoopsToGPUOptions loops;
+  loops.workgroupSize = options.workgroupSize;
+  fn.addPass(createFXMapParallelLoopsToGPU(loops));
+  fn.addPass(createParallelForToNestedForsPass());
+  // Kernels read the underlying buffers: views fold into indices.
+  pm.addPass(memref::createFoldMemRefAliasOpsPass());
+  addCleanup(pm);
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createFXPassKernelSizes());
+  GpuSPIRVAttachTargetOptions attach;
+  attach.spirvVersion = target->version;
+  attach.spirvCapabilities.assign(target->capabilities.begin(),
+                                  target->capabilities.end());
+  attach.spirvExtensions.assign(target->extensions.begin(),
+                                target->extensions.end());
+  attach.clientApi = "Vulkan";
+  attach.deviceId = 0; // (The text option's value when not given.)
+  pm.addPass(createGpuSPIRVAttachTarget(attach));
+  pm.addPass(createFXSetSPIRVEntryPointABI());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFXLegalizeTypesForSPIRV());
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createFXExpandMathForSPIRV());
+  kernels.addPass(createConvertMathToSPIRVPass());
+  kernels.addPass(createFXGuardZeroTripLoops());
+  pm.addPass(createConvertGPUToSPIRVPass());
+  OpPassManager &spirvModules = pm.nest<spirv::ModuleOp>();
+  spirvModules.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spirvModules.addPass(spirv::createSPIRVUpdateVCEPass());
+  if (target->bf16CooperativeMatrix)
+    pm.addPass(createFXRetypeBF16CooperativeMatrices());
+  return success();
 }
 
 void fx::registerVulkanPipeline() {

@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
     wantCpu = true, wantVulkan = false;
   if (emit == "spirv")
     wantCpu = false, wantVulkan = true;
-  if (wantVulkan && mlir::fx::spirvTargetOptions(vulkanTarget).empty())
+  if (wantVulkan && !mlir::fx::getSPIRVTarget(vulkanTarget))
     return fail("unknown --vulkan-target '" + vulkanTarget +
                 "' (expected vulkan13, lavapipe, nvidia-h200 or caps=CAP,... "
                 "with SPIR-V capability names)");

@@ -8,7 +8,9 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/LogicalResult.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class OpPassManager;
@@ -56,16 +58,20 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
 };
 
-/// The FX and linalg-on-tensors stages of the pipelines, as pass-pipeline
-/// text: FX folds, lowering to linalg, and the fusion passes (what
-/// `fx-fusion-report` runs on its own).
-std::string buildFusionStages(const CPUPipelineOptions &options);
+/// Adds canonicalize and cse at the level of `pm`: the cleanup after each
+/// stage.
+void addCleanup(OpPassManager &pm);
 
-/// Tensors to buffers, as pass-pipeline text starting with a comma: the
-/// calling convention of both pipelines (inputs then caller-provided
-/// outputs, all identity-layout memrefs), with the result buffers replaced
-/// by the outputs. Deallocation, which only the CPU needs, is not included.
-std::string buildBufferizationStages();
+/// The FX and linalg-on-tensors stages of the pipelines: FX folds, lowering
+/// to linalg, and the fusion passes (what `fx-fusion-report` runs on its
+/// own).
+void buildFusionStages(OpPassManager &pm, const CPUPipelineOptions &options);
+
+/// Tensors to buffers: the calling convention of both pipelines (inputs
+/// then caller-provided outputs, all identity-layout memrefs), with the
+/// result buffers replaced by the outputs. Deallocation, which only the CPU
+/// needs, is not included.
+void buildBufferizationStages(OpPassManager &pm);
 
 /// FX dialect -> LLVM dialect for the host CPU. After it, every public
 /// function takes its inputs and then its outputs as memrefs with identity
@@ -119,10 +125,25 @@ struct VulkanPipelineOptions
 LogicalResult buildVulkanPipeline(OpPassManager &pm,
                                   const VulkanPipelineOptions &options);
 
-/// The spirv-attach-target options of a target profile or capability list
-/// (see VulkanPipelineOptions::target), or an empty string for an unknown
-/// profile or capability name.
-std::string spirvTargetOptions(llvm::StringRef target);
+/// A SPIR-V target environment: what spirv-attach-target gives the kernels.
+struct SPIRVTarget {
+  /// "v1.3", or "v1.6" with cooperative matrices.
+  std::string version;
+  std::vector<std::string> capabilities;
+  std::vector<std::string> extensions;
+  /// Kernels may use VK_KHR_cooperative_matrix (f16 fragments) ...
+  bool cooperativeMatrix = false;
+  /// ... and bf16 ones (VK_KHR_shader_bfloat16).
+  bool bf16CooperativeMatrix = false;
+  /// The spirv-attach-target options as pass-pipeline text (for messages
+  /// and cache keys).
+  std::string str() const;
+};
+
+/// The target environment of a target profile or capability list (see
+/// VulkanPipelineOptions::target), or nullopt for an unknown profile or
+/// capability name.
+std::optional<SPIRVTarget> getSPIRVTarget(llvm::StringRef target);
 
 /// Registers `fx-vulkan-pipeline`.
 void registerVulkanPipeline();
