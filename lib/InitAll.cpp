@@ -7,6 +7,8 @@
 
 #include "fx/InitAll.h"
 
+#include "fx/Codegen/CPU/Passes.h"
+#include "fx/Codegen/SPIRV/Passes.h"
 #include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
@@ -31,6 +33,8 @@ void fx::registerAllPasses() {
   static bool registered = [] {
     mlir::registerAllPasses();
     mlir::fx::registerFXTransformsPasses();
+    mlir::fx::registerFXCodegenCPUPasses();
+    mlir::fx::registerFXCodegenSPIRVPasses();
     mlir::fx::registerFXConversionPasses();
     mlir::fx::registerCPUPipeline();
     mlir::fx::registerVulkanPipeline();

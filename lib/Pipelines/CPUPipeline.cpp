@@ -2,6 +2,7 @@
 
 #include "fx/Pipelines/Pipelines.h"
 
+#include "fx/Codegen/CPU/Passes.h"
 #include "fx/Conversion/Passes.h"
 #include "fx/Transforms/Passes.h"
 

@@ -2,6 +2,7 @@
 
 #include "fx/Pipelines/Pipelines.h"
 
+#include "fx/Codegen/SPIRV/Passes.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -163,9 +164,11 @@ void fx::registerVulkanPipeline() {
   registerPassPipeline(
       "fx-vulkan-pipeline",
       "Lower the FX dialect to SPIR-V kernels for the Vulkan runtime: FX "
-      "folds, convert-fx-to-linalg, elementwise fusion, one-shot "
-      "bufferization with outputs as caller-provided buffers, one gpu.launch "
-      "per linalg op (fx-map-parallel-loops-to-gpu), kernel outlining, "
+      "folds, convert-fx-to-linalg, elementwise fusion and row kernels, "
+      "one-shot bufferization with outputs as caller-provided buffers, "
+      "tiled matmul and convolution kernels (fx-map-matmuls-to-gpu), a "
+      "workgroup per row (fx-map-row-kernels-to-gpu), a gpu.launch per "
+      "remaining loop nest (fx-map-parallel-loops-to-gpu), kernel outlining, "
       "SPIR-V for the target environment",
       [](OpPassManager &pm, StringRef text,
          function_ref<LogicalResult(const Twine &)> errorHandler) {

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Transforms/GPUUtils.h"
-#include "fx/Transforms/Passes.h"
+#include "fx/Codegen/SPIRV/GPUUtils.h"
+#include "fx/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,7 +34,7 @@
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXMAPMATMULSTOGPU
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;

@@ -1,6 +1,6 @@
 //===- GPUUtils.cpp - loops of the Vulkan pipeline's kernels --------------===//
 
-#include "fx/Transforms/GPUUtils.h"
+#include "fx/Codegen/SPIRV/GPUUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Transforms/GPUUtils.h"
+#include "fx/Codegen/SPIRV/GPUUtils.h"
 #include "fx/Transforms/LinalgUtils.h"
-#include "fx/Transforms/Passes.h"
+#include "fx/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -30,7 +30,7 @@
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXMAPROWKERNELSTOGPU
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;

@@ -1,13 +1,13 @@
 //===- EmitCInterface.cpp - the fx-emit-c-interface pass ------------------===//
 
-#include "fx/Transforms/Passes.h"
+#include "fx/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXEMITCINTERFACE
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Transforms/LinalgUtils.h"
-#include "fx/Transforms/Passes.h"
+#include "fx/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -23,7 +23,7 @@
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUTILEANDVECTORIZE
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Codegen/CPU/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;

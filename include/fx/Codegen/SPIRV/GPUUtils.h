@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef FX_TRANSFORMS_GPUUTILS_H
-#define FX_TRANSFORMS_GPUUTILS_H
+#ifndef FX_CODEGEN_SPIRV_GPUUTILS_H
+#define FX_CODEGEN_SPIRV_GPUUTILS_H
 
 #include "mlir/IR/Builders.h"
 
@@ -73,4 +73,4 @@ Value emitUnrolledStridedReduction(
 
 } // namespace mlir::fx
 
-#endif // FX_TRANSFORMS_GPUUTILS_H
+#endif // FX_CODEGEN_SPIRV_GPUUTILS_H

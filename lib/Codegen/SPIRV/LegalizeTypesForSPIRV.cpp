@@ -15,8 +15,7 @@
 // pattern per such op.
 //
 //===----------------------------------------------------------------------===//
-
-#include "fx/Transforms/Passes.h"
+#include "fx/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,8 +32,7 @@
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXLEGALIZETYPESFORSPIRV
-#define GEN_PASS_DEF_FXRETYPEBF16COOPERATIVEMATRICES
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Codegen/SPIRV/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;
@@ -248,72 +246,6 @@ struct LegalizeTypesForSPIRVPass
                         .getResult(0));
       }
     });
-  }
-};
-
-struct RetypeBF16CooperativeMatricesPass
-    : public fx::impl::FXRetypeBF16CooperativeMatricesBase<
-          RetypeBF16CooperativeMatricesPass> {
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-    // The kernel modules launched with a 16-byte-vector view of a bf16
-    // buffer: the cooperative-matrix kernels of bf16 matmuls.
-    llvm::StringSet<> bf16Modules;
-    module.walk([&](gpu::LaunchFuncOp launch) {
-      for (Value operand : launch.getKernelOperands()) {
-        auto cast = operand.getDefiningOp<UnrealizedConversionCastOp>();
-        if (!cast || cast.getNumOperands() != 1)
-          continue;
-        auto source = dyn_cast<MemRefType>(cast.getOperand(0).getType());
-        auto view = dyn_cast<MemRefType>(operand.getType());
-        if (source && view && source.getElementType().isBF16() &&
-            isa<VectorType>(view.getElementType()))
-          bf16Modules.insert(launch.getKernelModuleName().getValue());
-      }
-    });
-    AttrTypeReplacer replacer;
-    replacer.addReplacement(
-        [&](spirv::CooperativeMatrixType type) -> std::optional<Type> {
-          bool operand =
-              type.getUse() == spirv::CooperativeMatrixUseKHR::MatrixA ||
-              type.getUse() == spirv::CooperativeMatrixUseKHR::MatrixB;
-          if (!operand || !type.getElementType().isF16())
-            return std::nullopt;
-          return spirv::CooperativeMatrixType::get(
-              BFloat16Type::get(ctx), type.getRows(), type.getColumns(),
-              type.getScope(), type.getUse());
-        });
-    for (spirv::ModuleOp spirvModule : module.getOps<spirv::ModuleOp>()) {
-      std::optional<StringRef> name = spirvModule.getName();
-      if (!name || !name->consume_front("__spv__") ||
-          !bf16Modules.contains(*name))
-        continue;
-      bool retyped = false;
-      spirvModule.walk(
-          [&](spirv::KHRCooperativeMatrixMulAddOp) { retyped = true; });
-      if (!retyped)
-        continue;
-      replacer.recursivelyReplaceElementsIn(spirvModule, /*replaceAttrs=*/true,
-                                            /*replaceLocs=*/false,
-                                            /*replaceTypes=*/true);
-      // spirv-update-vce does not know that bf16 cooperative matrices need
-      // their own capability.
-      std::optional<spirv::VerCapExtAttr> vce = spirvModule.getVceTriple();
-      if (!vce)
-        continue;
-      SmallVector<spirv::Capability> caps(vce->getCapabilities());
-      for (spirv::Capability cap :
-           {spirv::Capability::BFloat16TypeKHR,
-            spirv::Capability::BFloat16CooperativeMatrixKHR})
-        if (!llvm::is_contained(caps, cap))
-          caps.push_back(cap);
-      SmallVector<spirv::Extension> exts(vce->getExtensions());
-      if (!llvm::is_contained(exts, spirv::Extension::SPV_KHR_bfloat16))
-        exts.push_back(spirv::Extension::SPV_KHR_bfloat16);
-      spirvModule.setVceTripleAttr(
-          spirv::VerCapExtAttr::get(vce->getVersion(), caps, exts, ctx));
-    }
   }
 };
 

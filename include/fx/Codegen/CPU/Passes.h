@@ -1,0 +1,18 @@
+//===- Passes.h - CPU code generation passes --------------------*- C++ -*-===//
+
+#ifndef FX_CODEGEN_CPU_PASSES_H
+#define FX_CODEGEN_CPU_PASSES_H
+
+#include "fx/Transforms/Passes.h"
+
+namespace mlir::fx {
+
+#define GEN_PASS_DECL
+#include "fx/Codegen/CPU/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "fx/Codegen/CPU/Passes.h.inc"
+
+} // namespace mlir::fx
+
+#endif // FX_CODEGEN_CPU_PASSES_H

@@ -1,0 +1,119 @@
+//===- Passes.td - CPU code generation passes --------------*- tablegen -*-===//
+//
+// Passes of fx-cpu-pipeline that only the CPU path runs: tiling and
+// vectorization for the host's registers, the C interface, and parallel
+// loops through the runtime's thread pool.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_CODEGEN_CPU_PASSES_TD
+#define FX_CODEGEN_CPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
+                                 "func::FuncOp"> {
+  let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";
+  let description = [{
+    Works on linalg ops on tensors (after `convert-fx-to-linalg` and fusion,
+    before bufferization), with the upstream TilingInterface
+    (`scf::tileUsingSCF`) and `linalg::vectorize`:
+
+    * contractions (matmul, batch_matmul, and generics with the contraction
+      shape) are tiled `[1 per batch dim, m-tile, n-tile, 1]` so that each
+      tile is a register-blocked outer-product update; the accumulator tile
+      is kept in vector registers across the k loop once
+      `loop-invariant-subset-hoisting` runs;
+    * `linalg.conv_2d_nchw_fchw` is tiled to one output row, a block of
+      output channels and columns, and one window position; full tiles
+      decompose into `linalg.conv_1d_ncw_fcw` (upstream
+      `populateDecomposeConvolutionPatterns`), which is vectorized;
+    * every other linalg op is tiled to one vector of `vector-width` elements
+      along its innermost loop (1 along the others) and vectorized.
+
+    Large ops whose outermost loop is parallel are first split into one
+    `scf.forall` chunk per thread (`threads`); the tiling below happens inside
+    each chunk. `fx-outline-forall` and `fx-forall-to-runtime` later turn the
+    `scf.forall` into calls to the runtime's thread pool.
+
+    Contraction tile loops are peeled: full tiles are vectorized without
+    masks and the remainders stay scalar loops. Other ops' boundary tiles are
+    vectorized with masks. Convolutions, pooling and gathers (ops the
+    vectorizer rejects) stay loops.
+  }];
+  let options = [
+    Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
+           "Elements per vector for elementwise and reduction tiles (16 f32 "
+           "lanes is one AVX-512 register)">,
+    Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
+           "Rows of a contraction tile">,
+    Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
+           "Columns of a contraction tile">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Split the outermost parallel loop of large ops into this many "
+           "scf.forall chunks for the runtime's thread pool (0: the host's "
+           "hardware threads; 1: no scf.forall)">,
+    Option<"parallelMinWork", "parallel-min-work", "int64_t",
+           /*default=*/"65536",
+           "Only ops with at least this many loop iterations get an "
+           "scf.forall">,
+    Option<"convTileF", "conv-tile-f", "int64_t", /*default=*/"16",
+           "Output channels of a 2-d convolution tile">,
+    Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
+           "Output columns of a 2-d convolution tile">,
+    Option<"convTileC", "conv-tile-c", "int64_t", /*default=*/"16",
+           "Input channels per step of a 2-d convolution tile: the largest "
+           "divisor of the channel count up to this many (the step's outer "
+           "products are unrolled, so this bounds the code size)">,
+    Option<"lowerVectorOps", "lower-vector-ops", "bool", /*default=*/"true",
+           "Lower vector.contract and multi-reductions to outer products and "
+           "inner reductions (off: leave the vectorizer's output)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
+def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
+  let summary = "Give every public function a C-callable interface";
+  let description = [{
+    Sets `llvm.emit_c_interface` on every public `func.func` with a body, so
+    that the LLVM lowering also emits `_mlir_ciface_<name>`, a wrapper that
+    takes each memref as a pointer to its descriptor. The runtime calls
+    compiled graphs through it.
+  }];
+}
+
+def FXOutlineForall : Pass<"fx-outline-forall", "ModuleOp"> {
+  let summary = "Outline the bodies of scf.forall loops on buffers";
+  let description = [{
+    After bufferization: every outermost one-dimensional `scf.forall` without
+    results becomes a call to a private declaration
+    `@__fx_forall_dispatch_<n>(count, lower, step, captures...)`, and its body
+    moves into `@__fx_forall_body_<n>(begin, end, lower, step, captures...)`,
+    which runs iterations `[begin, end)` as an `scf.for`. After the LLVM
+    lowering, `fx-forall-to-runtime` replaces the dispatch call with a call
+    into the runtime's thread pool.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
+  let summary = "Call the runtime thread pool for outlined scf.forall loops";
+  let description = [{
+    On the LLVM dialect, after `fx-outline-forall` and the lowering: each
+    call to `@__fx_forall_dispatch_<n>` becomes
+    `fxrtParallelFor(count, @__fx_forall_trampoline_<n>, context)`, where the
+    context is a stack struct holding the call's remaining arguments and the
+    trampoline loads them and calls `@__fx_forall_body_<n>`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+#endif // FX_CODEGEN_CPU_PASSES_TD

@@ -1,0 +1,327 @@
+//===- Passes.td - SPIR-V code generation passes -----------*- tablegen -*-===//
+//
+// Passes of fx-vulkan-pipeline: linalg on buffers to GPU kernels (matmuls,
+// row kernels, parallel loops), the kernel ABI, and SPIR-V legalization.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_CODEGEN_SPIRV_PASSES_TD
+#define FX_CODEGEN_SPIRV_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
+  let summary = "Map matmuls and convolutions to tiled GPU kernels that "
+                "stage operand tiles in workgroup memory";
+  let description = [{
+    After bufferization, before `convert-linalg-to-parallel-loops`: a linalg
+    op on buffers with static sizes, two floating-point inputs, an output
+    indexed by its loop variables and a multiply-accumulate body
+    (`linalg.matmul` with any transposition of its operands,
+    `linalg.batch_matmul`, convolutions, their generic forms) is computed
+    as a GEMM and becomes one `gpu.launch`:
+
+    * the GEMM view: parallel loops that index only one input form the rows
+      or the columns (the columns are the group of the output's innermost
+      loop, so that stores coalesce), loops that index both inputs are a
+      batch, the reduction loops are k. A convolution is an implicit GEMM:
+      output channels x (batch, output pixels) x (input channels, window);
+      input indices such as `oh * stride + kh` are computed per element;
+    * a workgroup per output tile (128 wide along a dimension of at least
+      128 when that still gives 256 workgroups, else 64x64), the batch in
+      the grid's z;
+    * split-k when the output has fewer than 128 tiles and k is long (a
+      ResNet's last convolutions): up to 256 workgroups, each reducing a
+      slice of at least 4 k steps into a temporary, then a second kernel
+      adds the slices to the output;
+    * 256 threads, each accumulating a 8x8, 8x4, 4x8 or 4x4 block of the
+      tile in registers, strided so that neighbouring threads own
+      neighbouring columns;
+    * per k step (8, or 16 for 64x64 tiles), the workgroup copies both
+      operand tiles to workgroup memory (neighbouring threads load along
+      each operand's innermost dimension, out-of-range elements are zero),
+      synchronizes, and every thread runs the op's own multiply-accumulate
+      body over the step.
+
+    Accumulators start from the output's values, as linalg accumulates
+    into its init; mixed types (f16 operands, f32 accumulator) follow the
+    body's casts. Not mapped (they stay for `fx-map-parallel-loops-to-gpu`,
+    one thread per output element): dynamic sizes, integer ops, pooling
+    (not a multiply-accumulate), matrix-vector products (a depthwise
+    convolution), reductions shorter than 8. With `report`, every
+    contraction and convolution gets a remark: its GEMM sizes and tile, or
+    why it was not mapped.
+
+    With `cooperative-matrix` (targets with SPV_KHR_cooperative_matrix), a
+    `linalg.matmul` of f16 operands into an f32 output, row-major and with
+    M and N multiples of 64 and K of 16, uses the tensor cores instead:
+    `gpu.subgroup_mma_*` ops (lowered to `spirv.KHR.CooperativeMatrix*`) on
+    16x16x16 fragments. Each 32-lane subgroup accumulates a 64x64 block
+    (4x4 f32 fragments); a workgroup of 2x2 subgroups takes a 128x128 tile
+    where M and N allow (else 1x2, 2x1 or 1x1). Operand tiles go through
+    workgroup memory k steps of 32 (16 where K is not a multiple of 32) at
+    a time: A and B are read as flat arrays of 16-byte `vector<4xi32>`
+    (an `unrealized_conversion_cast` of the whole buffer, which the Vulkan
+    schedule binds to the same buffer), every thread copying whole vectors;
+    the next step is loaded into registers while the fragments of the
+    current one multiply. Tile rows are padded by one vector against bank
+    conflicts, and fragments load from the vector-typed workgroup memory
+    directly (no pointer casts). The accumulators load from the output and
+    store back to it, except that a zero `linalg.fill` of the output right
+    before the matmul is dropped and the accumulators start as zero
+    fragments. When the op right after the matmul truncates its f32 output
+    to an f16 buffer and nothing else reads the f32 output, the kernel
+    writes the f16 result itself (fragments through workgroup memory, 16-byte
+    stores), and the truncation and the f32 buffer go away.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every contraction and convolution: its tiling or why "
+           "it stays a one-thread-per-output kernel">,
+    Option<"cooperativeMatrix", "cooperative-matrix", "bool",
+           /*default=*/"false",
+           "Map f16 matmuls with f32 accumulation onto cooperative-matrix "
+           "(tensor core) fragments">,
+    Option<"bf16CooperativeMatrix", "bf16-cooperative-matrix", "bool",
+           /*default=*/"false",
+           "Also bf16 matmuls with f32 accumulation (their kernels use f16 "
+           "fragments until fx-retype-bf16-cooperative-matrices)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
+  let summary = "Give each row of a row kernel (scf.forall tagged "
+                "fx.row_kernel) a workgroup";
+  let description = [{
+    After bufferization, before `convert-linalg-to-parallel-loops`: each
+    `scf.forall` tagged `fx.row_kernel` by `fx-form-dispatch-regions`
+    (softmax, layer norm, row reductions: linalg ops on one row) becomes one
+    `gpu.launch` with a workgroup per row (rows beyond `max-workgroups`
+    are strided over). Inside a row, in program order:
+
+    * an op that writes device memory and reduces nothing (the row's
+      output, a fill) is distributed over the workgroup's threads: thread
+      `t` runs iterations `t`, `t + size`, ... of its linearized iteration
+      space, so that neighbouring threads touch neighbouring elements;
+    * a reduction to one value (a row's max, sum, or sum of squares) is
+      computed by every thread over a strided part of the row, then
+      combined across each subgroup with `gpu.subgroup_reduce` and across
+      subgroups through workgroup memory; NaN still propagates through
+      `maximumf`/`minimumf` (the subgroup instructions drop NaN, so a flag
+      is reduced beside the value);
+    * per-row temporaries (the reductions' results) live in each thread's
+      private memory: every thread holds the combined value.
+
+    The workgroup has `workgroup-size` threads when the row kernel reads
+    its row more than once (softmax, layer norm: measured fastest on an
+    H200), half as many for a lone reduction, and fewer (a power of two, at
+    least 32) when the longest op of the row has fewer iterations. An op
+    whose iterations divide evenly among the threads, at most 32 per thread,
+    is emitted as straight-line code, and the elements it loads stay in
+    registers for the row's later ops that read them the same way (until the
+    row writes their buffer): softmax and layer norm read their row from
+    device memory once. Other ops run strided loops of four elements per
+    trip, their loads issued before their stores (several loads in flight
+    per thread). An op
+    that reads device memory written earlier in the same row by other
+    threads would need a device-memory barrier: that is an error (row
+    kernels formed by fx-form-dispatch-regions have none). Only f32 and i32
+    reductions are combined across threads.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"512",
+           "Most threads per workgroup (a power of two)">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Largest grid; more rows are strided over">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FXPrepareLinalgForGPU : Pass<"fx-prepare-linalg-for-gpu", "func::FuncOp"> {
+  let summary = "Put the parallel loops of linalg.generic ops outermost";
+  let description = [{
+    Before `convert-linalg-to-parallel-loops` in the Vulkan pipeline: a
+    `linalg.generic` whose iterators put a reduction before a parallel loop
+    (a softmax or sum over dim 0) is interchanged so that all parallel loops
+    come first, in their original order. Its parallel loops then become one
+    `scf.parallel` (one GPU thread per output element) with the reductions
+    as sequential loops inside, instead of a host loop around kernels.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def FXMapParallelLoopsToGPU : Pass<"fx-map-parallel-loops-to-gpu",
+                                   "func::FuncOp"> {
+  let summary = "Turn each outermost scf.parallel on buffers into a gpu.launch";
+  let description = [{
+    After bufferization and `convert-linalg-to-parallel-loops`: every
+    outermost `scf.parallel` (without reductions) becomes one `gpu.launch`
+    of one-dimensional workgroups of `workgroup-size` threads. The loop's
+    iteration space is linearized: thread `g * workgroup-size + t` runs the
+    iteration with that linear index (delinearized over the loop's static
+    trip counts, innermost fastest, so neighbouring threads touch
+    neighbouring elements), guarded against the tail. When the trip count
+    needs more than `max-workgroups` workgroups, each thread strides over
+    the iteration space by the grid size, four iterations per trip: their
+    indices clamped to the last iteration, their loads issued first and
+    their stores guarded (one load in flight per thread reaches about a
+    third of an H200's bandwidth; bodies with regions stride one by one).
+
+    Why not upstream `scf-parallel-loop-tiling` + `gpu-map-parallel-loops`:
+    those map loop dimensions one-to-one onto at most three grid dimensions
+    and need per-loop tile sizes; a linearized mapping handles every rank
+    with one workgroup size and keeps every thread of a workgroup busy.
+
+    Loops with dynamic bounds are an error (the Vulkan pipeline specializes
+    shapes before compiling). Loops nested in other loops stay sequential
+    inside the thread that runs them. `memref.copy` between views becomes a
+    loop first (copies between whole buffers stay for the runtime). What is
+    left on the host that computes (loops without parallel dimensions, the
+    loads and stores of a reduction to a scalar) runs as a kernel of one
+    thread, each maximal run of such ops one kernel.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "int64_t", /*default=*/"256",
+           "Threads per workgroup">,
+    Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
+           "Largest grid (the Vulkan guaranteed minimum of "
+           "maxComputeWorkGroupCount[0]); larger loops stride">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FXPassKernelSizes : Pass<"fx-pass-kernel-sizes", "ModuleOp"> {
+  let summary = "Give kernels the dynamic sizes of their buffers as index "
+                "arguments";
+  let description = [{
+    After `gpu-kernel-outlining`, which sinks `memref.dim` ops into the
+    kernels that use their result: a kernel cannot ask a SPIR-V storage
+    buffer for the size of a dimension. Each `memref.dim` of a kernel
+    argument becomes a new `index` argument of the kernel, and every
+    `gpu.launch_func` of it passes the `memref.dim` of its operand, computed
+    on the host (where the Vulkan schedule evaluates it from the input
+    shapes). A `memref.dim` of anything else in a kernel is an error, and so
+    is a kernel buffer with a dynamic dimension other than the outermost
+    (SPIR-V storage buffers are indexed with static strides).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
+                                   "ModuleOp"> {
+  let summary = "Give every GPU kernel the SPIR-V entry point ABI of its "
+                "launch's workgroup size";
+  let description = [{
+    `convert-gpu-to-spirv` needs `spirv.entry_point_abi` on every kernel;
+    this pass derives it from the `known_block_size` that
+    `gpu-kernel-outlining` records from constant launch sizes. A kernel
+    without a known block size is an error. Runs after
+    `spirv-attach-target`: GPU modules without cooperative-matrix ops have
+    a SPIR-V 1.4+ target lowered to 1.3 (without the cooperative-matrix
+    capability and extension), since `spirv-update-vce` gives them the
+    version their ops need and their entry points must then list only
+    input and output variables.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+def FXLegalizeTypesForSPIRV : Pass<"fx-legalize-types-for-spirv",
+                                   "ModuleOp"> {
+  let summary = "Store bf16 as i16 with integer conversions, and reject "
+                "element types the SPIR-V target cannot hold";
+  let description = [{
+    MLIR 22's SPIR-V type converter turns a `bf16` or `f16` it cannot keep
+    (bf16 always; f16 without the `Float16` and `StorageBuffer16BitAccess`
+    capabilities) into `f32`, also as the element type of a buffer. A buffer
+    of N 16-bit floats then becomes an array of N/2 `f32` read at the
+    16-bit element's index: a silently wrong answer, not an error.
+
+    This pass runs on the GPU modules with a SPIR-V target environment,
+    after `spirv-attach-target` and before `convert-gpu-to-spirv`:
+
+    - `bf16` arithmetic is done in `f32` (upstream
+      `arith-emulate-unsupported-floats` patterns), `bf16` <-> `f32`
+      conversions become integer shifts and rounding (upstream `arith-expand`
+      bf16 patterns), and every remaining `bf16` value, buffer and vector
+      becomes `i16` with the same bits: loads, stores, copies, selects and
+      constants move the bits unchanged. Launches pass their bf16 buffers
+      through an `unrealized_conversion_cast` to the i16 buffer type (the
+      same bytes), which the Vulkan schedule reads as the buffer itself.
+    - `f16` without `Float16` and `StorageBuffer16BitAccess`, `f64` without
+      `Float64` and `i64` without `Int64` are errors naming the Vulkan
+      features the kernel needs.
+
+    An op that computes on `bf16` and has no `f32` emulation (a subgroup
+    reduction, a math function) is an error at its location.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def FXExpandMathForSPIRV : Pass<"fx-expand-math-for-spirv"> {
+  let summary = "Expand math and arith ops that SPIR-V has no instruction for";
+  let description = [{
+    `math.erf` becomes MLIR's polynomial approximation (GLSL.std.450 has no
+    erf), `math.ipowi` square-and-multiply over the exponent's bits, and `arith` ops SPIR-V lacks (`ceildivsi`, `floordivsi`,
+    `ceildivui`, `maxsi`-style variants) become sequences of basic ops
+    (upstream `arith-expand` patterns). Subgroup reductions lose their
+    `uniform` flag: convert-gpu-to-spirv lowers uniform ones to the OpenCL
+    `Group*` instructions, and Vulkan has only the `GroupNonUniform*` ones.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
+def FXGuardZeroTripLoops : Pass<"fx-guard-zero-trip-loops"> {
+  let summary = "Give loop results a defined value when a loop runs zero "
+                "times, for the SPIR-V conversion";
+  let description = [{
+    MLIR 22's `scf.for` to SPIR-V conversion returns a loop's results
+    through function variables that only the loop body stores: a loop that
+    runs zero times yields uninitialized values instead of its init values
+    (fixed upstream after MLIR 22, llvm-project PR 206280). A thread of a
+    row kernel whose first element lies past the row's end runs such a loop,
+    and NVIDIA's driver then reads garbage (lavapipe happens to read zeros).
+
+    This pass wraps every `scf.for` with results whose trip count is not a
+    known constant of at least one in
+    `scf.if (lb < ub) { scf.for ... } else { yield inits }`; the `scf.if`
+    conversion stores on both branches. Run it right before
+    convert-gpu-to-spirv.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def FXRetypeBF16CooperativeMatrices
+    : Pass<"fx-retype-bf16-cooperative-matrices", "ModuleOp"> {
+  let summary = "Give the cooperative-matrix kernels of bf16 matmuls bf16 "
+                "operand fragments in SPIR-V";
+  let description = [{
+    MLIR 22's `!gpu.mma_matrix` has no bf16 element type, and its SPIR-V
+    type converter turns bf16 into f32. The cooperative-matrix matmul kernel
+    only moves its operands' bits (16-byte copies through workgroup memory)
+    and multiplies fragments, so `fx-map-matmuls-to-gpu` builds the kernel
+    of a bf16 matmul with f16 fragments, reading the bf16 buffers through
+    `vector<4xi32>` views. After `convert-gpu-to-spirv` and
+    `spirv-update-vce`, this pass finds the kernels launched with a view of
+    a bf16 buffer and makes their `MatrixA`/`MatrixB` cooperative matrices
+    bf16 (SPIR-V `OpTypeFloat 16 BFloat16KHR`), adding the
+    `BFloat16TypeKHR` and `BFloat16CooperativeMatrixKHR` capabilities and
+    `SPV_KHR_bfloat16` to the module.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+#endif // FX_CODEGEN_SPIRV_PASSES_TD
