@@ -1,0 +1,235 @@
+//===- MatmulKernels.h - GEMM kernels for Vulkan ----------------*- C++ -*-===//
+//
+// The pieces of fx-map-matmuls-to-gpu (MapMatmulsToGPU.cpp), split as
+// IREE splits its SPIR-V kernel configuration from its tiling passes:
+// MatmulKernelConfig.cpp analyzes an op's GEMM view and chooses the tile,
+// MatmulSIMTKernel.cpp builds the tiled kernel through workgroup memory,
+// MatmulCooperativeKernel.cpp the cooperative-matrix (tensor core) one.
+// Internal to lib/Codegen/SPIRV.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_LIB_CODEGEN_SPIRV_MATMULKERNELS_H
+#define FX_LIB_CODEGEN_SPIRV_MATMULKERNELS_H
+
+#include "fx/Codegen/SPIRV/GPUUtils.h"
+#include "fx/Codegen/SPIRV/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <string>
+
+namespace mlir::fx::matmul {
+
+constexpr unsigned kWorkgroupMemorySpace = 3;
+
+/// Reductions shorter than this stay one-thread-per-output kernels: a
+/// staged tile would hold a few columns.
+constexpr int64_t kMinReduction = 8;
+
+/// Every configuration uses this many threads.
+constexpr int64_t kThreads = 256;
+
+/// A workgroup's tile and its split over threads.
+struct TileConfig {
+  int64_t m, n, k;                // output rows and columns, k step
+  int64_t perThreadM, perThreadN; // each thread's block of the output
+  /// Split-k: workgroups per output tile, each reducing kPerSplit of k.
+  int64_t splits = 1, kPerSplit = 0;
+};
+
+/// The tile, split over k when the output has fewer than 128 tiles and k is
+/// long (a ResNet's last convolutions: 512 x 49 outputs, k = 4608): up to
+/// 256 workgroups in all, each reducing at least 4 k steps. The partial
+/// sums go to a temporary buffer that a second kernel adds to the output.
+TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
+                      int64_t reduction, bool maySplit);
+
+/// What tile choice assumes of a dynamic dimension's size: a batch of
+/// tokens or images large enough for the large tiles where the static
+/// dimensions allow them.
+constexpr int64_t kDynamicSizeGuess = 1024;
+
+/// Loops of the GEMM view, outermost first, with their sizes. Only the
+/// outermost loop of the rows and batch groups may be dynamic (a batch
+/// dimension), its size ShapedType::kDynamic.
+struct Group {
+  SmallVector<unsigned> loops;
+  SmallVector<int64_t> sizes;
+  bool isDynamic() const { return llvm::any_of(sizes, ShapedType::isDynamic); }
+  /// The size (static groups only).
+  int64_t size() const { return computeProduct(sizes); }
+  /// The size with kDynamicSizeGuess for the dynamic dimension.
+  int64_t guessedSize() const {
+    int64_t size = 1;
+    for (int64_t s : sizes)
+      size *= ShapedType::isDynamic(s) ? kDynamicSizeGuess : s;
+    return size;
+  }
+  void add(unsigned loop, int64_t size) {
+    loops.push_back(loop);
+    sizes.push_back(size);
+  }
+};
+
+/// A group's size for messages: "?" when dynamic.
+std::string sizeText(const Group &group);
+
+struct GemmView {
+  Group rows, cols, reduction, batch;
+  /// The input indexed by the row loops (the other by the column loops).
+  unsigned rowOperand = 0;
+};
+
+/// Whether `body` computes `acc + cast(a) * cast(b)` of its three arguments
+/// (casts optional), in floating point.
+bool isMultiplyAccumulate(Block &body);
+
+/// The GEMM view of `op` if this pass maps it, else a reason.
+FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why);
+
+class GemmKernelBuilder {
+public:
+  GemmKernelBuilder(linalg::LinalgOp op, const GemmView &view,
+                    const TileConfig &tile)
+      : op(op), view(view), tile(tile), loc(op.getLoc()) {}
+
+  void build();
+  /// The second kernel of split-k: adds the partial sums to the output.
+  void buildSplitSum(OpBuilder &b, Value partial);
+
+private:
+  Value cst(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  }
+  /// Sets `loops`' entries of `group` from the group's linear index.
+  void setLoops(OpBuilder &b, const Group &group, Value linear,
+                SmallVectorImpl<Value> &loops) {
+    SmallVector<Value> parts =
+        fx::delinearize(b, loc, linear, loopSizes(b, group));
+    for (auto [loop, part] : llvm::zip(group.loops, parts))
+      loops[loop] = part;
+  }
+  /// The sizes of `group`'s loops: constants, or the host values of the
+  /// dynamic ones (`extents`).
+  SmallVector<OpFoldResult> loopSizes(OpBuilder &b, const Group &group) {
+    SmallVector<OpFoldResult> sizes;
+    for (auto [loop, size] : llvm::zip(group.loops, group.sizes))
+      sizes.push_back(ShapedType::isDynamic(size)
+                          ? OpFoldResult(extents[loop])
+                          : OpFoldResult(b.getIndexAttr(size)));
+    return sizes;
+  }
+  /// `index` clamped to `group`'s size, and whether it is below it.
+  std::pair<Value, Value> clamp(OpBuilder &b, Value index, const Group &group) {
+    if (!group.isDynamic())
+      return fx::clampIndex(b, loc, index, group.size());
+    return fx::clampIndex(b, loc, index, counts.lookup(&group));
+  }
+  /// The size of `group` computed before the launch at `b` (a dynamic
+  /// group's, from its loops' extents), recorded for clamp().
+  Value hostCount(OpBuilder &b, const Group &group) {
+    Value count = fx::productOf(b, loc, loopSizes(b, group));
+    counts[&group] = count;
+    return count;
+  }
+  /// Indices into operand `operand` for the loop values `loops` (loops the
+  /// operand does not use may be null).
+  SmallVector<Value> indices(OpBuilder &b, unsigned operand,
+                             ArrayRef<Value> loops) {
+    AffineMap map = op.getIndexingMapsArray()[operand];
+    SmallVector<Value> operands;
+    for (Value v : loops)
+      operands.push_back(v ? v : zero);
+    SmallVector<Value> result;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        result.push_back(loops[dim.getPosition()]);
+        continue;
+      }
+      result.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
+    }
+    return result;
+  }
+  /// Whether operand `operand`'s innermost index moves with the innermost
+  /// loop of `group`: then neighbouring threads walk that group.
+  bool isInnermost(unsigned operand, const Group &group) {
+    AffineMap map = op.getIndexingMapsArray()[operand];
+    return map.getNumResults() > 0 &&
+           map.getResults().back().isFunctionOfDim(group.loops.back());
+  }
+  /// Copies this k step's tile of input `operand` (`count` elements of
+  /// `group` from `start`, tile.k of the reduction from `kStart`) to
+  /// `shared[k][element]`; out-of-range elements are zero.
+  void loadTile(OpBuilder &b, unsigned operand, const Group &group,
+                int64_t count, Value start, Value kStart, Value shared);
+
+  linalg::LinalgOp op;
+  const GemmView &view;
+  const TileConfig &tile;
+  Location loc;
+  Value threadId, zero;
+  SmallVector<Value> batchLoops;
+  /// Host values of the dynamic loops' sizes, by loop.
+  SmallVector<Value> extents;
+  /// Host values of the dynamic groups' sizes.
+  llvm::DenseMap<const Group *, Value> counts;
+};
+
+/// Cooperative-matrix fragments are 16x16x16; each subgroup accumulates
+/// kFragsM x kFragsN fragments (a 64x64 block). Measured on an H200 (f16
+/// 4096^3, kernel time, fragments loaded straight from device memory): 4x4
+/// fragments 1.32 ms, 2x2 2.49 ms, 8x4 spills registers (19 ms).
+constexpr int64_t kFrag = 16, kFragsM = 4, kFragsN = 4, kSubgroupSize = 32;
+
+constexpr int64_t kSubgroupBlockM = kFrag * kFragsM,
+                  kSubgroupBlockN = kFrag * kFragsN;
+
+/// f16 elements per 16-byte copy: operand tiles move through workgroup
+/// memory as vector<4xi32>.
+constexpr int64_t kHalvesPerCopy = 8;
+
+/// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
+/// says why not.
+bool isCooperativeMatmul(linalg::LinalgOp op, bool allowBF16,
+                         std::string &why);
+
+/// The cooperative-matrix kernel's tiling: 2x2 subgroups (128x128 tiles)
+/// where M and N allow, k staged 32 at a time where K allows.
+struct CoopTile {
+  int64_t subgroupsM, subgroupsN, k;
+  int64_t m() const { return subgroupsM * kSubgroupBlockM; }
+  int64_t n() const { return subgroupsN * kSubgroupBlockN; }
+  int64_t threads() const { return kSubgroupSize * subgroupsM * subgroupsN; }
+};
+
+CoopTile chooseCoopTile(int64_t m, int64_t n, int64_t k);
+
+/// A workgroup per output tile; see the pass description.
+void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
+                            linalg::FillOp zeroFill,
+                            linalg::GenericOp truncation);
+
+/// The elementwise truncation of `op`'s f32 output to f16 right after
+/// `op`, when nothing else reads the output: the cooperative-matrix kernel
+/// then writes the f16 result itself. Else null.
+linalg::GenericOp truncationAfter(linalg::LinalgOp op);
+
+/// The linalg.fill of zero into `op`'s output right before `op` (constants
+/// aside), which the cooperative-matrix kernel makes redundant; else null.
+linalg::FillOp zeroFillBefore(linalg::LinalgOp op);
+
+} // namespace mlir::fx::matmul
+
+#endif // FX_LIB_CODEGEN_SPIRV_MATMULKERNELS_H

@@ -1,0 +1,281 @@
+//===- MatmulSIMTKernel.cpp - tiled GEMM kernel ---------------------------===//
+//
+// The SIMT kernel: workgroups tile the output and stage tiles of both
+// operands through workgroup memory; each thread accumulates a block of
+// the tile in registers; split-k adds a second kernel for the partial
+// sums.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulKernels.h"
+
+namespace mlir::fx::matmul {
+
+void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
+                                 const Group &group, int64_t count, Value start,
+                                 Value kStart, Value shared) {
+  Value source = op->getOperand(operand);
+  Type element = getElementTypeOrSelf(source.getType());
+  // Neighbouring threads walk the operand's innermost dimension, so that
+  // their loads coalesce.
+  bool groupFastest = isInnermost(operand, group);
+  for (int64_t pass = 0; pass < count * tile.k / kThreads; ++pass) {
+    Value e = arith::AddIOp::create(b, loc, threadId, cst(b, pass * kThreads));
+    SmallVector<Value> parts =
+        fx::delinearize(b, loc, e,
+                        groupFastest ? ArrayRef<int64_t>{tile.k, count}
+                                     : ArrayRef<int64_t>{count, tile.k});
+    Value g = groupFastest ? parts[1] : parts[0];
+    Value kk = groupFastest ? parts[0] : parts[1];
+    auto [gIndex, gOk] =
+        clamp(b, arith::AddIOp::create(b, loc, start, g), group);
+    auto [kIndex, kOk] =
+        fx::clampIndex(b, loc, arith::AddIOp::create(b, loc, kStart, kk),
+                       view.reduction.size());
+    SmallVector<Value> loops = batchLoops;
+    setLoops(b, group, gIndex, loops);
+    setLoops(b, view.reduction, kIndex, loops);
+    Value value =
+        memref::LoadOp::create(b, loc, source, indices(b, operand, loops));
+    Value ok = arith::AndIOp::create(b, loc, gOk, kOk);
+    Value zeroValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
+    value = arith::SelectOp::create(b, loc, ok, value, zeroValue);
+    memref::StoreOp::create(b, loc, value, shared, ValueRange{kk, g});
+  }
+}
+
+void GemmKernelBuilder::build() {
+  OpBuilder b(op);
+  int64_t threadsN = tile.n / tile.perThreadN;
+  int64_t threadsM = tile.m / tile.perThreadM;
+  Value c1 = cst(b, 1);
+  Value out = op.getDpsInits()[0];
+  Type accType = getElementTypeOrSelf(out.getType());
+  // Split-k partial sums go to [split][batch][row][column] of a temporary.
+  Value partial;
+  if (tile.splits > 1)
+    partial = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({tile.splits, view.batch.size(), view.rows.size(),
+                         view.cols.size()},
+                        accType));
+  // A dynamic batch: the host computes the grid from the loops' sizes
+  // (never split over k, chooseTile).
+  extents.assign(op.getNumLoops(), Value());
+  SmallVector<int64_t> staticRanges = op.getStaticLoopRanges();
+  if (llvm::any_of(staticRanges, ShapedType::isDynamic)) {
+    SmallVector<Range> ranges = op.createLoopRanges(b, loc);
+    for (auto [d, range] : llvm::enumerate(ranges))
+      if (ShapedType::isDynamic(staticRanges[d]))
+        extents[d] = getValueOrCreateConstantIndexOp(b, loc, range.size);
+  }
+  Value gridX, gridY, gridZ;
+  if (view.cols.isDynamic())
+    gridX = arith::CeilDivUIOp::create(b, loc, hostCount(b, view.cols),
+                                       cst(b, tile.n));
+  else
+    gridX = cst(b, llvm::divideCeil(view.cols.size(), tile.n));
+  if (view.rows.isDynamic())
+    gridY = arith::CeilDivUIOp::create(b, loc, hostCount(b, view.rows),
+                                       cst(b, tile.m));
+  else
+    gridY = cst(b, llvm::divideCeil(view.rows.size(), tile.m));
+  if (view.batch.isDynamic())
+    gridZ = hostCount(b, view.batch);
+  else
+    gridZ = cst(b, view.batch.size() * tile.splits);
+  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ,
+                                      cst(b, kThreads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  threadId = launch.getThreadIds().x;
+  zero = cst(body, 0);
+  // Split-k: the grid's z is (batch, split).
+  Value batchLinear = launch.getBlockIds().z, split = zero;
+  if (!view.batch.isDynamic()) {
+    SmallVector<Value> batchAndSplit = fx::delinearize(
+        body, loc, launch.getBlockIds().z, {view.batch.size(), tile.splits});
+    batchLinear = batchAndSplit[0];
+    split = batchAndSplit[1];
+  }
+  batchLoops.assign(op.getNumLoops(), Value());
+  if (!view.batch.loops.empty())
+    setLoops(body, view.batch, batchLinear, batchLoops);
+  Value mStart = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
+                                       cst(body, tile.m));
+  Value nStart = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                                       cst(body, tile.n));
+  SmallVector<Value> rc =
+      fx::delinearize(body, loc, threadId, {threadsM, threadsN});
+  Value threadRow = rc[0], threadCol = rc[1];
+
+  unsigned rowOperand = view.rowOperand, colOperand = 1 - view.rowOperand;
+  // Tiles are stored k-major so that a thread's reads for one k step are
+  // one row; a row of padding keeps the transposing stores of k-fastest
+  // loads off a single bank.
+  auto workgroupBuffer = [&](unsigned operand, int64_t count) {
+    Type element = getElementTypeOrSelf(op->getOperand(operand).getType());
+    return memref::AllocOp::create(
+        body, loc,
+        MemRefType::get({tile.k, count + 1}, element, AffineMap(),
+                        body.getI64IntegerAttr(kWorkgroupMemorySpace)));
+  };
+  Value rowTile = workgroupBuffer(rowOperand, tile.m);
+  Value colTile = workgroupBuffer(colOperand, tile.n);
+
+  // The output block of this thread: rows threadRow + threadsM * i, columns
+  // threadCol + threadsN * j (neighbouring threads, neighbouring columns).
+  SmallVector<SmallVector<Value>> rowLoops, colLoops;
+  SmallVector<Value> rowOks, colOks, rowLinear, colLinear;
+  auto ownLoops = [&](const Group &group, Value start, Value thread,
+                      int64_t stride, int64_t count,
+                      SmallVectorImpl<SmallVector<Value>> &loops,
+                      SmallVectorImpl<Value> &oks,
+                      SmallVectorImpl<Value> &linear) {
+    for (int64_t i = 0; i < count; ++i) {
+      Value local =
+          arith::AddIOp::create(body, loc, thread, cst(body, stride * i));
+      auto [index, ok] =
+          clamp(body, arith::AddIOp::create(body, loc, start, local), group);
+      SmallVector<Value> values(op.getNumLoops());
+      setLoops(body, group, index, values);
+      loops.push_back(values);
+      oks.push_back(ok);
+      linear.push_back(index);
+    }
+  };
+  ownLoops(view.rows, mStart, threadRow, threadsM, tile.perThreadM, rowLoops,
+           rowOks, rowLinear);
+  ownLoops(view.cols, nStart, threadCol, threadsN, tile.perThreadN, colLoops,
+           colOks, colLinear);
+  auto outIndices = [&](int64_t i, int64_t j) {
+    SmallVector<Value> loops = batchLoops;
+    for (auto *group : {&view.rows, &view.cols})
+      for (unsigned loop : group->loops)
+        loops[loop] =
+            group == &view.rows ? rowLoops[i][loop] : colLoops[j][loop];
+    return indices(body, 2, loops);
+  };
+  // Accumulators start from the output's values (linalg accumulates into
+  // its init); split-k partial sums start from zero.
+  SmallVector<Value> inits;
+  Value accZero;
+  if (tile.splits > 1)
+    accZero = arith::ConstantOp::create(body, loc, body.getZeroAttr(accType));
+  for (int64_t i = 0; i < tile.perThreadM; ++i)
+    for (int64_t j = 0; j < tile.perThreadN; ++j)
+      inits.push_back(tile.splits > 1 ? accZero
+                                      : memref::LoadOp::create(body, loc, out,
+                                                               outIndices(i, j))
+                                            .getResult());
+
+  Value kBegin =
+      arith::MulIOp::create(body, loc, split, cst(body, tile.kPerSplit));
+  Value kEnd = arith::MinUIOp::create(
+      body, loc,
+      arith::AddIOp::create(body, loc, kBegin, cst(body, tile.kPerSplit)),
+      cst(body, view.reduction.size()));
+  auto kLoop =
+      scf::ForOp::create(body, loc, kBegin, kEnd, cst(body, tile.k), inits);
+  {
+    OpBuilder kb = OpBuilder::atBlockBegin(kLoop.getBody());
+    Value kStart = kLoop.getInductionVar();
+    loadTile(kb, rowOperand, view.rows, tile.m, mStart, kStart, rowTile);
+    loadTile(kb, colOperand, view.cols, tile.n, nStart, kStart, colTile);
+    gpu::BarrierOp::create(kb, loc);
+    auto inner = scf::ForOp::create(kb, loc, cst(kb, 0), cst(kb, tile.k),
+                                    cst(kb, 1), kLoop.getRegionIterArgs());
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(inner.getBody());
+      Value kk = inner.getInductionVar();
+      SmallVector<Value> rowValues, colValues;
+      for (int64_t i = 0; i < tile.perThreadM; ++i) {
+        Value local =
+            arith::AddIOp::create(ib, loc, threadRow, cst(ib, threadsM * i));
+        rowValues.push_back(
+            memref::LoadOp::create(ib, loc, rowTile, ValueRange{kk, local}));
+      }
+      for (int64_t j = 0; j < tile.perThreadN; ++j) {
+        Value local =
+            arith::AddIOp::create(ib, loc, threadCol, cst(ib, threadsN * j));
+        colValues.push_back(
+            memref::LoadOp::create(ib, loc, colTile, ValueRange{kk, local}));
+      }
+      // The op's own body computes each multiply-accumulate.
+      Block &opBody = op->getRegion(0).front();
+      SmallVector<Value> next;
+      ValueRange accs = inner.getRegionIterArgs();
+      for (int64_t i = 0; i < tile.perThreadM; ++i)
+        for (int64_t j = 0; j < tile.perThreadN; ++j) {
+          IRMapping mapping;
+          mapping.map(opBody.getArgument(rowOperand), rowValues[i]);
+          mapping.map(opBody.getArgument(colOperand), colValues[j]);
+          mapping.map(opBody.getArgument(2), accs[i * tile.perThreadN + j]);
+          for (Operation &bodyOp : opBody.without_terminator())
+            ib.clone(bodyOp, mapping);
+          next.push_back(
+              mapping.lookupOrDefault(opBody.getTerminator()->getOperand(0)));
+        }
+      scf::YieldOp::create(ib, loc, next);
+    }
+    // The next step overwrites the tiles: everyone must be done reading.
+    gpu::BarrierOp::create(kb, loc);
+    scf::YieldOp::create(kb, loc, inner.getResults());
+  }
+
+  for (int64_t i = 0; i < tile.perThreadM; ++i)
+    for (int64_t j = 0; j < tile.perThreadN; ++j) {
+      Value ok = arith::AndIOp::create(body, loc, rowOks[i], colOks[j]);
+      auto guard = scf::IfOp::create(body, loc, ok, /*withElse=*/false);
+      OpBuilder gb = guard.getThenBodyBuilder();
+      Value result = kLoop.getResult(i * tile.perThreadN + j);
+      if (partial)
+        memref::StoreOp::create(
+            gb, loc, result, partial,
+            ValueRange{split, batchLinear, rowLinear[i], colLinear[j]});
+      else
+        memref::StoreOp::create(gb, loc, result, out, outIndices(i, j));
+    }
+  gpu::TerminatorOp::create(body, loc);
+  if (partial)
+    buildSplitSum(b, partial);
+  op->erase();
+}
+
+void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
+  // One thread per output element: the output plus its partial sums, in
+  // split order.
+  int64_t total = view.batch.size() * view.rows.size() * view.cols.size();
+  Value c1 = cst(b, 1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, kThreads)),
+                            c1, c1, cst(b, kThreads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  zero = cst(body, 0);
+  Value index = arith::AddIOp::create(
+      body, loc, launch.getThreadIds().x,
+      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                            cst(body, kThreads)));
+  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
+                                        index, cst(body, total));
+  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
+  OpBuilder gb = guard.getThenBodyBuilder();
+  SmallVector<Value> brc = fx::delinearize(
+      gb, loc, index, {view.batch.size(), view.rows.size(), view.cols.size()});
+  SmallVector<Value> loops(op.getNumLoops());
+  if (!view.batch.loops.empty())
+    setLoops(gb, view.batch, brc[0], loops);
+  setLoops(gb, view.rows, brc[1], loops);
+  setLoops(gb, view.cols, brc[2], loops);
+  Value out = op.getDpsInits()[0];
+  SmallVector<Value> outIndex = indices(gb, 2, loops);
+  Value acc = memref::LoadOp::create(gb, loc, out, outIndex);
+  for (int64_t s = 0; s < tile.splits; ++s)
+    acc = arith::AddFOp::create(
+        gb, loc, acc,
+        memref::LoadOp::create(gb, loc, partial,
+                               ValueRange{cst(gb, s), brc[0], brc[1], brc[2]}));
+  memref::StoreOp::create(gb, loc, acc, out, outIndex);
+  gpu::TerminatorOp::create(body, loc);
+}
+
+} // namespace mlir::fx::matmul
