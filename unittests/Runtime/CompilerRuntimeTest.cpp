@@ -21,35 +21,41 @@ template <typename T> T lookup(const char *name) {
   return nullptr;
 }
 
-template <typename T> uint16_t bitsOf(T value) {
-  uint16_t bits;
-  std::memcpy(&bits, &value, 2);
-  return bits;
+// The functions pass f16/bf16 values in the low 16 bits of a floating-point
+// register. The test calls them through pointers typed with float instead,
+// so that it never holds an f16/bf16 value itself (which a compiler may
+// convert through these very functions).
+uint16_t lowBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return static_cast<uint16_t>(bits & 0xffffu);
+}
+float withLowBits(uint16_t bits) {
+  uint32_t word = bits;
+  float value;
+  std::memcpy(&value, &word, 4);
+  return value;
 }
 
-// Called through the table, with the calling convention LLVM uses.
 TEST(CompilerRuntime, ConversionsRoundToNearestEven) {
-  auto truncsfbf2 = lookup<__bf16 (*)(float)>("__truncsfbf2");
-  auto truncdfbf2 = lookup<__bf16 (*)(double)>("__truncdfbf2");
-  auto truncsfhf2 = lookup<_Float16 (*)(float)>("__truncsfhf2");
-  auto truncdfhf2 = lookup<_Float16 (*)(double)>("__truncdfhf2");
-  auto extendhfsf2 = lookup<float (*)(_Float16)>("__extendhfsf2");
+  auto truncsfbf2 = lookup<float (*)(float)>("__truncsfbf2");
+  auto truncdfbf2 = lookup<float (*)(double)>("__truncdfbf2");
+  auto truncsfhf2 = lookup<float (*)(float)>("__truncsfhf2");
+  auto truncdfhf2 = lookup<float (*)(double)>("__truncdfhf2");
+  auto extendhfsf2 = lookup<float (*)(float)>("__extendhfsf2");
   ASSERT_TRUE(truncsfbf2 && truncdfbf2 && truncsfhf2 && truncdfhf2 &&
               extendhfsf2);
-  EXPECT_EQ(bitsOf(truncsfbf2(1.0f)), 0x3f80);
+  EXPECT_EQ(lowBits(truncsfbf2(1.0f)), 0x3f80);
   // 1 + 2^-8 lies halfway between bf16 1 and 1 + 2^-7: ties to even.
-  EXPECT_EQ(bitsOf(truncsfbf2(1.0f + 0x1p-8f)), 0x3f80);
-  EXPECT_EQ(bitsOf(truncsfbf2(1.0f + 3 * 0x1p-8f)), 0x3f82);
-  EXPECT_EQ(bitsOf(truncsfbf2(-3.0e38f * 2)), 0xff80);
+  EXPECT_EQ(lowBits(truncsfbf2(1.0f + 0x1p-8f)), 0x3f80);
+  EXPECT_EQ(lowBits(truncsfbf2(1.0f + 3 * 0x1p-8f)), 0x3f82);
+  EXPECT_EQ(lowBits(truncsfbf2(-3.0e38f * 2)), 0xff80);
   // Just above the tie: one rounding from f64, not two through f32.
-  EXPECT_EQ(bitsOf(truncdfbf2(1.0 + 0x1p-8 + 0x1p-40)), 0x3f81);
-  EXPECT_EQ(bitsOf(truncsfhf2(65520.0f)), 0x7c00);
-  EXPECT_EQ(bitsOf(truncsfhf2(0x1p-24f)), 0x0001);
-  EXPECT_EQ(bitsOf(truncdfhf2(1.0 + 0x1p-11 + 0x1p-40)), 0x3c01);
-  _Float16 half;
-  uint16_t bits = 0xc100; // -2.5
-  std::memcpy(&half, &bits, 2);
-  EXPECT_EQ(extendhfsf2(half), -2.5f);
+  EXPECT_EQ(lowBits(truncdfbf2(1.0 + 0x1p-8 + 0x1p-40)), 0x3f81);
+  EXPECT_EQ(lowBits(truncsfhf2(65520.0f)), 0x7c00);
+  EXPECT_EQ(lowBits(truncsfhf2(0x1p-24f)), 0x0001);
+  EXPECT_EQ(lowBits(truncdfhf2(1.0 + 0x1p-11 + 0x1p-40)), 0x3c01);
+  EXPECT_EQ(extendhfsf2(withLowBits(0xc100)), -2.5f); // -2.5 as f16
 }
 
 TEST(CompilerRuntime, Powi) {
