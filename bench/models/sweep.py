@@ -67,6 +67,10 @@ def main():
         try:
             out = proc.communicate(timeout=args.timeout)[0].strip()
             first = next((l for l in out.splitlines() if l.startswith(("PASS", "FAIL"))), None)
+            # fx-run's own message says why it failed.
+            error = next((l for l in out.splitlines() if "error:" in l), None)
+            if first and error and first.startswith("FAIL") and "exited with" in first:
+                first += ": " + error.strip()
             if first is None:  # a crash or a Python error: show its last line
                 first = out.splitlines()[-1] if out else f"exit code {proc.returncode}"
             status = "PASS" if proc.returncode == 0 else "FAIL"

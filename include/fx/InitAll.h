@@ -1,4 +1,4 @@
-//===- InitAll.h - register everything the fx-mlir compiler uses -*- C++ -*-===//
+//===- InitAll.h - register what the fx-mlir compiler uses ------*- C++ -*-===//
 //
 // The one place that registers dialects, extensions, LLVM IR translations,
 // passes and pipelines: fx-opt, the compiler library (fx::Compiler, fx-run,

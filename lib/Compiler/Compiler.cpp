@@ -2,7 +2,7 @@
 
 #include "fx/Compiler/Compiler.h"
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/CPUCompiler.h"
 #include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
 #include "fx/InitAll.h"
@@ -247,7 +247,7 @@ struct Compiler::Impl {
     entry.name = name;
     entry.signature = *signature;
     if (options.target == "cpu") {
-      CpuCodeOptions cpuOptions;
+      CPUCodeOptions cpuOptions;
       cpuOptions.compile.fuseElementwise = options.fusion;
       cpuOptions.compile.dispatchRegions = options.fusion;
       cpuOptions.compile.threads = options.threads;
@@ -257,7 +257,7 @@ struct Compiler::Impl {
         cpuOptions.llvmIR = &llvmIR;
         cpuOptions.assembly = &assembly;
       }
-      FailureOr<rt::CpuCode> code = compileCpuCode(*module, name, cpuOptions);
+      FailureOr<rt::CPUCode> code = compileCPUCode(*module, name, cpuOptions);
       if (failed(code))
         return diagnostics.error("CPU compilation failed");
       if (!options.dumpDir.empty()) {
@@ -274,7 +274,7 @@ struct Compiler::Impl {
         return program.status();
       if (!options.dumpDir.empty())
         if (std::string error =
-                writeSpirvFiles(program.value(), options.dumpDir, name + "-");
+                writeSPIRVFiles(program.value(), options.dumpDir, name + "-");
             !error.empty())
           return rt::Status::error(error);
       entry.vulkan = program.take();

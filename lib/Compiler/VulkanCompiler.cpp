@@ -790,7 +790,7 @@ buildVulkanSchedule(ModuleOp module, StringRef entry,
   return program;
 }
 
-std::string writeSpirvFiles(const rt::vk::Program &program,
+std::string writeSPIRVFiles(const rt::vk::Program &program,
                             const std::string &dir, const std::string &prefix) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return "cannot create '" + dir + "': " + ec.message();

@@ -153,7 +153,7 @@ Status checkEntry(const ArtifactEntry &entry) {
         !s.isOk())
       return s;
   if (entry.cpu) {
-    const CpuCode &code = *entry.cpu;
+    const CPUCode &code = *entry.cpu;
     for (const auto &[text, what] :
          {std::pair{&code.arch, "the CPU code's arch"},
           std::pair{&code.cpu, "the CPU code's cpu"},
@@ -430,7 +430,7 @@ public:
     return block(members, indent);
   }
 
-  std::string cpu(const CpuCode &code) {
+  std::string cpu(const CPUCode &code) {
     auto strings = [](const std::vector<std::string> &items) {
       std::string text = "[";
       for (const std::string &item : items)
@@ -784,10 +784,10 @@ private:
     if (length < 20)
       return error(where, "SPIR-V of " + std::to_string(length) +
                               " bytes is shorter than the 5-word header");
-    if (loadLE(code, 4) != vk::kSpirvMagic)
+    if (loadLE(code, 4) != vk::kSPIRVMagic)
       return error(where, "not SPIR-V: the first word is " +
                               hex(loadLE(code, 4)) + ", not the magic number " +
-                              hex(vk::kSpirvMagic));
+                              hex(vk::kSPIRVMagic));
     kernel.spirv.resize(length / 4);
     for (size_t i = 0; i < kernel.spirv.size(); ++i)
       kernel.spirv[i] = uint32_t(loadLE(code + 4 * i, 4));
@@ -1047,8 +1047,8 @@ private:
     return Status::ok();
   }
 
-  Status readCpuCode(const json::Value &value, const std::string &path,
-                     CpuCode &code) const {
+  Status readCPUCode(const json::Value &value, const std::string &path,
+                     CPUCode &code) const {
     for (const auto &[key, field] :
          {std::pair{"arch", &code.arch}, std::pair{"cpu", &code.cpu},
           std::pair{"symbol", &code.symbol}})
@@ -1100,7 +1100,7 @@ private:
       std::string where = join(path, "targets.cpu");
       if (Status s = expect(*cpu, Kind::Object, where); !s.isOk())
         return s;
-      if (Status s = readCpuCode(*cpu, where, entry.cpu.emplace()); !s.isOk())
+      if (Status s = readCPUCode(*cpu, where, entry.cpu.emplace()); !s.isOk())
         return s;
     }
     if (const json::Value *vulkan = targets.value()->find("vulkan")) {

@@ -1,9 +1,9 @@
 //===- Json.h - a small strict JSON reader and string quoting ---*- C++ -*-===//
 //
-// Private to lib/Runtime: enough JSON for safetensors headers. The parser
-// accepts exactly RFC 8259 (no comments, trailing commas, NaN, or invalid
-// UTF-8), rejects duplicate object keys, and bounds nesting depth so that a
-// hostile header cannot exhaust the stack.
+// Private to lib/Runtime: enough JSON for safetensors headers and artifact
+// manifests. The parser accepts exactly RFC 8259 (no comments, trailing
+// commas, NaN, or invalid UTF-8), rejects duplicate object keys, and bounds
+// nesting depth so that a hostile header cannot exhaust the stack.
 //
 //===----------------------------------------------------------------------===//
 

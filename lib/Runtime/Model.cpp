@@ -2,7 +2,7 @@
 
 #include "fx/Runtime/Model.h"
 
-#include "fx/Runtime/CpuLibrary.h"
+#include "fx/Runtime/CPULibrary.h"
 #include "fx/Runtime/Safetensors.h"
 
 #include <algorithm>
@@ -20,7 +20,7 @@ struct Model::Impl {
   /// differ in their inputs' shapes.
   struct Variant {
     FunctionSignature signature;
-    std::unique_ptr<CpuLibrary> cpu;
+    std::unique_ptr<CPULibrary> cpu;
     std::unique_ptr<vk::Executable> vulkan;
   };
   std::vector<Variant> variants;
@@ -103,7 +103,7 @@ struct Model::Impl {
         all.push_back(*parameters[i]);
         continue;
       }
-      if (Status s = CpuFunction::check(spec, inputs[next],
+      if (Status s = CPUFunction::check(spec, inputs[next],
                                         "input " + std::to_string(next));
           !s.isOk())
         return s;
@@ -206,7 +206,7 @@ Result<std::unique_ptr<Model>> Model::load(const Artifact &artifact,
     Impl::Variant &loaded = impl->variants.emplace_back();
     loaded.signature = variant->signature;
     if (target == "cpu") {
-      auto library = CpuLibrary::load(*variant->cpu, variant->signature);
+      auto library = CPULibrary::load(*variant->cpu, variant->signature);
       if (!library.isOk())
         return artifactError("entry '" + variant->name +
                              "': " + library.message());
@@ -271,7 +271,7 @@ Status Model::bindWeights(const std::string &path) {
     if (!tensor.isOk())
       return tensor.status();
     if (Status s =
-            CpuFunction::check(spec, tensor.value(), what + " in " + path);
+            CPUFunction::check(spec, tensor.value(), what + " in " + path);
         !s.isOk())
       return s;
     bound[i] = tensor.take();
@@ -288,7 +288,7 @@ Status Model::setParameter(const std::string &name, const Tensor &tensor) {
     const TensorSpec &spec = impl->signature.inputs[i];
     if (!spec.parameter || spec.name != name)
       continue;
-    if (Status s = CpuFunction::check(spec, tensor, "parameter '" + name + "'");
+    if (Status s = CPUFunction::check(spec, tensor, "parameter '" + name + "'");
         !s.isOk())
       return s;
     std::unique_lock<std::shared_mutex> lock(impl->mutex);

@@ -540,7 +540,7 @@ Status vk::validateProgram(const Program &p) {
     return s;
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     const Kernel &kernel = p.kernels[k];
-    if (kernel.spirv.size() < 5 || kernel.spirv[0] != kSpirvMagic)
+    if (kernel.spirv.size() < 5 || kernel.spirv[0] != kSPIRVMagic)
       return fail("kernel '" + kernel.name + "' is not SPIR-V");
     if (!hasComputeEntryPoint(kernel.spirv, kernel.entryPoint))
       return fail("kernel '" + kernel.name +

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/CPUCompiler.h"
 #include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
 #include "fx/InitAll.h"
@@ -108,7 +108,7 @@ static cl::opt<bool> noBufferReuse(
     cl::desc("Give every Vulkan temporary memory of its own instead of "
              "sharing an arena between temporaries never live at once"),
     cl::init(false), cl::cat(category));
-static cl::opt<std::string> dumpSpirv(
+static cl::opt<std::string> dumpSPIRV(
     "dump-spirv",
     cl::desc("Also write each kernel's SPIR-V to DIR/<entry>-<n>-<kernel>.spv"),
     cl::value_desc("DIR"), cl::cat(category));
@@ -159,11 +159,11 @@ int main(int argc, char **argv) {
       emit != "spirv")
     return fail("unknown --emit '" + emit +
                 "' (expected artifact, llvm-ir, asm or spirv)");
-  bool wantCpu = target != "vulkan", wantVulkan = target != "cpu";
+  bool wantCPU = target != "vulkan", wantVulkan = target != "cpu";
   if (emit == "llvm-ir" || emit == "asm")
-    wantCpu = true, wantVulkan = false;
+    wantCPU = true, wantVulkan = false;
   if (emit == "spirv")
-    wantCpu = false, wantVulkan = true;
+    wantCPU = false, wantVulkan = true;
   if (wantVulkan && !mlir::fx::getSPIRVTarget(vulkanTarget))
     return fail("unknown --vulkan-target '" + vulkanTarget +
                 "' (expected vulkan13, lavapipe, nvidia-h200 or caps=CAP,... "
@@ -270,11 +270,11 @@ int main(int argc, char **argv) {
       return std::move(prepared->module);
     };
     std::string summary;
-    if (wantCpu) {
+    if (wantCPU) {
       OwningOpRef<ModuleOp> copy = prepare(/*allowDynamic=*/false);
       if (!copy)
         return 1;
-      ::fx::CpuCodeOptions options;
+      ::fx::CPUCodeOptions options;
       options.compile.fuseElementwise = !noFusion;
       options.compile.dispatchRegions = !noFusion;
       options.compile.threads = threads;
@@ -285,7 +285,7 @@ int main(int argc, char **argv) {
         options.llvmIR = &emitted;
       if (emit == "asm")
         options.assembly = &emitted;
-      FailureOr<rt::CpuCode> code = ::fx::compileCpuCode(*copy, name, options);
+      FailureOr<rt::CPUCode> code = ::fx::compileCPUCode(*copy, name, options);
       if (failed(code))
         return 1;
       if (!emitted.empty())
@@ -309,10 +309,10 @@ int main(int argc, char **argv) {
           ::fx::compileForVulkan(*copy, name, entry.signature, options);
       if (failed(program))
         return 1;
-      std::string spirvDir = emit == "spirv" ? output : dumpSpirv.getValue();
+      std::string spirvDir = emit == "spirv" ? output : dumpSPIRV.getValue();
       if (!spirvDir.empty())
         if (std::string error =
-                ::fx::writeSpirvFiles(*program, spirvDir, name + "-");
+                ::fx::writeSPIRVFiles(*program, spirvDir, name + "-");
             !error.empty())
           return fail(error);
       uint64_t temporaryBytes = 0;

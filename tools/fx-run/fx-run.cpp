@@ -7,12 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/CPUCompiler.h"
 #include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
 #include "fx/InitAll.h"
 #include "fx/Runtime/Artifact.h"
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Model.h"
 #include "fx/Runtime/Parallel.h"
 #include "fx/Runtime/Runner.h"
@@ -66,7 +66,7 @@ static cl::opt<bool> vulkanValidation(
     cl::desc("Run under the Khronos validation layer (also "
              "FX_VULKAN_VALIDATION=1); validation errors fail the run"),
     cl::init(false), cl::cat(category));
-static cl::opt<std::string> dumpSpirv(
+static cl::opt<std::string> dumpSPIRV(
     "dump-spirv",
     cl::desc("Vulkan: write each kernel's SPIR-V to DIR/<n>-<kernel>.spv "
              "(for spirv-val or spirv-dis)"),
@@ -300,11 +300,11 @@ int main(int argc, char **argv) {
   // What runs the compiled graph, whichever the target.
   rt::Executor executor;
   std::unique_ptr<fx::JitModule> jitModule;
-  std::optional<rt::CpuFunction> cpuFunction;
+  std::optional<rt::CPUFunction> cpuFunction;
   std::shared_ptr<rt::vk::Context> vulkanContext;
   std::unique_ptr<rt::vk::Executable> executable;
   if (target == "cpu") {
-    fx::CpuCompileOptions options;
+    fx::CPUCompileOptions options;
     options.fuseElementwise = !noFusion;
     options.fusionReport = fusionReport;
     options.dispatchRegions = !noDispatchRegions;
@@ -320,10 +320,10 @@ int main(int argc, char **argv) {
       // The artifact gets code compiled ahead of time from a copy (the JIT
       // consumes the module); same options, for this machine's CPU.
       OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
-      fx::CpuCodeOptions aotOptions;
+      fx::CPUCodeOptions aotOptions;
       aotOptions.compile = options;
-      FailureOr<rt::CpuCode> code =
-          fx::compileCpuCode(*copy, entryName, aotOptions);
+      FailureOr<rt::CPUCode> code =
+          fx::compileCPUCode(*copy, entryName, aotOptions);
       if (failed(code))
         return rt::kExitError;
       rt::Artifact artifact;
@@ -366,8 +366,8 @@ int main(int argc, char **argv) {
         fx::compileForVulkan(*module, entryName, *signature, options);
     if (failed(program))
       return rt::kExitError;
-    if (!dumpSpirv.empty())
-      if (std::string error = fx::writeSpirvFiles(*program, dumpSpirv, "");
+    if (!dumpSPIRV.empty())
+      if (std::string error = fx::writeSPIRVFiles(*program, dumpSPIRV, "");
           !error.empty())
         return fail(error);
     if (!saveArtifact.empty()) {

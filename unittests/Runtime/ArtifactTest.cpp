@@ -31,8 +31,8 @@ ArtifactEntry fullEntry() {
                              {"result1", DType::I64, {2}, false}};
   vk::Program program;
   program.signature = entry.signature;
-  program.kernels = {{"k_add", "main_a", fakeSpirv("main_a"), 3, {64, 1, 1}},
-                     {"k_mul", "main_b", fakeSpirv("main_b"), 2, {8, 4, 2}}};
+  program.kernels = {{"k_add", "main_a", fakeSPIRV("main_a"), 3, {64, 1, 1}},
+                     {"k_mul", "main_b", fakeSPIRV("main_b"), 2, {8, 4, 2}}};
   using Kind = vk::Buffer::Kind;
   program.buffers = {
       {Kind::Input, 0, 24, {}, std::nullopt},
@@ -253,7 +253,7 @@ TEST_F(ArtifactTest, RoundTripDynamicProgram) {
             "names a scalar out of range");
 
   // CPU code needs static shapes.
-  entry.cpu = CpuCode();
+  entry.cpu = CPUCode();
   entry.cpu->library = {1};
   original.entries = {entry};
   Status s = writeArtifact(path, original);
@@ -537,7 +537,7 @@ TEST_F(ArtifactTest, RejectsCopiesOutOfBounds) {
             "overlapping ranges of buffer 4");
 }
 
-TEST_F(ArtifactTest, RejectsBadSpirvBlobs) {
+TEST_F(ArtifactTest, RejectsBadSPIRVBlobs) {
   // The first kernel's SPIR-V is the first blob, right after the header.
   std::string first = "\"spirv\": {\"offset\": 64, \"size\": 40}";
   ASSERT_NE(manifest().find(first), std::string::npos) << manifest();

@@ -1,4 +1,4 @@
-//===- RuntimeTestUtils.h - temp dirs and file bytes for tests -*- C++ -*-===//
+//===- RuntimeTestUtils.h - temp dirs and file bytes ------------*- C++ -*-===//
 //
 // Helpers shared by the runtime's I/O tests: a scratch directory removed
 // after each test, and reading/writing files byte by byte to build malformed
@@ -30,10 +30,10 @@ namespace fx::rt::testing {
 
 /// A SPIR-V module that is just a header and one GLCompute OpEntryPoint
 /// named `entry` (enough for vk::validateProgram; no driver sees it).
-inline std::vector<uint32_t> fakeSpirv(const std::string &entry) {
+inline std::vector<uint32_t> fakeSPIRV(const std::string &entry) {
   std::vector<uint32_t> name((entry.size() + 4) / 4, 0);
   std::memcpy(name.data(), entry.data(), entry.size());
-  std::vector<uint32_t> words = {vk::kSpirvMagic, 0x00010300, 0, 8, 0};
+  std::vector<uint32_t> words = {vk::kSPIRVMagic, 0x00010300, 0, 8, 0};
   words.push_back(uint32_t(3 + name.size()) << 16 | 15); // OpEntryPoint
   words.push_back(5);                                    // GLCompute
   words.push_back(1);                                    // %main
@@ -50,7 +50,7 @@ inline vk::Program dynamicProgram() {
   vk::Program p;
   p.signature.inputs = {{"x", DType::F32, {kDynamicDim, 4}, false}};
   p.signature.outputs = {{"y", DType::F32, {kDynamicDim, 4}, false}};
-  p.kernels = {{"k", "k", fakeSpirv("k"), 3, {256, 1, 1}}};
+  p.kernels = {{"k", "k", fakeSPIRV("k"), 3, {256, 1, 1}}};
   auto add = [&](Scalar::Op op, std::array<uint32_t, 3> operands,
                  int64_t value = 0) {
     p.scalars.push_back({op, value, operands});

@@ -12,7 +12,7 @@
 #ifndef FX_COMPILER_ENTRY_H
 #define FX_COMPILER_ENTRY_H
 
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,5 +1,4 @@
-//===- VulkanCompiler.h - compile FX functions to Vulkan programs -*- C++
-//-*-===//
+//===- VulkanCompiler.h - FX functions to Vulkan programs -------*- C++ -*-===//
 //
 // The compiler side of Vulkan execution: lowers an FX function (static
 // shapes, or a dynamic outermost dimension) with fx-vulkan-pipeline, serializes
@@ -59,7 +58,7 @@ buildVulkanSchedule(mlir::ModuleOp module, llvm::StringRef entry,
 /// Writes each kernel of `program` to `dir`/`prefix`<n>-<entry point>.spv
 /// (creating `dir`), for spirv-val or spirv-dis. Returns an error message,
 /// or an empty string.
-std::string writeSpirvFiles(const rt::vk::Program &program,
+std::string writeSPIRVFiles(const rt::vk::Program &program,
                             const std::string &dir, const std::string &prefix);
 
 } // namespace fx

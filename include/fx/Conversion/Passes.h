@@ -1,4 +1,4 @@
-//===- Passes.h - FX dialect conversion passes -------------------*- C++ -*-===//
+//===- Passes.h - FX dialect conversion passes ------------------*- C++ -*-===//
 
 #ifndef FX_CONVERSION_PASSES_H
 #define FX_CONVERSION_PASSES_H

@@ -1,5 +1,4 @@
-//===- FXTypeUtils.h - broadcasting, type promotion, shape helpers -*- C++
-//-*-===//
+//===- FXTypeUtils.h - broadcasting and type promotion ----------*- C++ -*-===//
 //
 // The PyTorch typing rules the FX ops follow: broadcasting of shapes,
 // torch.result_type promotion of dtypes, and dimension normalization. Result

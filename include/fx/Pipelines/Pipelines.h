@@ -1,5 +1,4 @@
-//===- Pipelines.h - registered FX compilation pipelines ---------*- C++
-//-*-===//
+//===- Pipelines.h - registered FX compilation pipelines --------*- C++ -*-===//
 
 #ifndef FX_PIPELINES_PIPELINES_H
 #define FX_PIPELINES_PIPELINES_H

@@ -29,7 +29,7 @@
 //                              "shape": [2, 3]}, ...],
 //                 "targets": {"cpu": {...}, "vulkan": {...}}}]}
 //
-// where CPU code (fx/Runtime/CpuLibrary.h) is
+// where CPU code (fx/Runtime/CPULibrary.h) is
 //
 //   {"arch": "x86_64", "cpu": "x86-64-v3", "features": ["avx2", ...],
 //    "symbol": "fxrt_entry_forward", "imports": ["fxrtParallelFor", ...],
@@ -88,8 +88,8 @@
 #ifndef FX_RUNTIME_ARTIFACT_H
 #define FX_RUNTIME_ARTIFACT_H
 
-#include "fx/Runtime/CpuFunction.h"
-#include "fx/Runtime/CpuLibrary.h"
+#include "fx/Runtime/CPUFunction.h"
+#include "fx/Runtime/CPULibrary.h"
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/VulkanProgram.h"
 
@@ -120,7 +120,7 @@ struct ArtifactEntry {
   /// Inputs in argument order (parameters flagged) and outputs.
   FunctionSignature signature;
   /// CPU code, if compiled for the CPU.
-  std::optional<CpuCode> cpu;
+  std::optional<CPUCode> cpu;
   /// The program for the Vulkan runtime, if compiled for it. Its
   /// `signature` must equal the entry's (readers set it so).
   std::optional<vk::Program> vulkan;

@@ -1,5 +1,4 @@
-//===- MemRefCopy.h - runtime support functions of compiled code -*- C++
-//-*-===//
+//===- MemRefCopy.h - memrefCopy for compiled code --------------*- C++ -*-===//
 //
 // Functions that code lowered by MLIR calls at run time. The names and
 // signatures are fixed by MLIR's lowering of memref.copy (finalize-memref-

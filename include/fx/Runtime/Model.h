@@ -17,7 +17,7 @@
 #define FX_RUNTIME_MODEL_H
 
 #include "fx/Runtime/Artifact.h"
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Runner.h"
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/Tensor.h"

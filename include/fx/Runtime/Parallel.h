@@ -1,5 +1,4 @@
-//===- Parallel.h - the runtime's thread pool for compiled code --*- C++
-//-*-===//
+//===- Parallel.h - the thread pool of compiled code ------------*- C++ -*-===//
 //
 // Compiled code runs its parallel loops (scf.forall after fx-cpu-pipeline)
 // through fxrtParallelFor, on a thread pool owned by the fx runtime (not

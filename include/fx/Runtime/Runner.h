@@ -11,7 +11,7 @@
 #ifndef FX_RUNTIME_RUNNER_H
 #define FX_RUNTIME_RUNNER_H
 
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/Tensor.h"
 #include "fx/Runtime/VulkanRuntime.h"

@@ -1,5 +1,4 @@
-//===- VulkanProgram.h - what the Vulkan runtime executes ---------*- C++
-//-*-===//
+//===- VulkanProgram.h - what the Vulkan runtime executes -------*- C++ -*-===//
 //
 // The compiled form of one FX function for the Vulkan runtime: SPIR-V
 // kernels, the buffers the graph uses, and the dispatches in program order.
@@ -12,7 +11,7 @@
 #ifndef FX_RUNTIME_VULKANPROGRAM_H
 #define FX_RUNTIME_VULKANPROGRAM_H
 
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Status.h"
 
 #include <array>
@@ -235,7 +234,7 @@ struct ReusePlan {
 ReusePlan planTemporaryReuse(Program &program);
 
 /// The SPIR-V magic number, the first word of every module.
-constexpr uint32_t kSpirvMagic = 0x07230203u;
+constexpr uint32_t kSPIRVMagic = 0x07230203u;
 
 /// Checks `program`'s internal consistency without a device: every kernel is
 /// SPIR-V with a compute entry point of its name, Input and Output buffers

@@ -1,5 +1,4 @@
-//===- VulkanRuntime.h - running compiled graphs through Vulkan ---*- C++
-//-*-===//
+//===- VulkanRuntime.h - compiled graphs on Vulkan --------------*- C++ -*-===//
 //
 // The project's own Vulkan runtime: plain Vulkan C API, no MLIR or LLVM.
 // The Vulkan loader (libvulkan.so.1) is opened at run time, so programs

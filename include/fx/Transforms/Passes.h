@@ -1,5 +1,4 @@
-//===- Passes.h - FX dialect transformation passes ---------------*- C++
-//-*-===//
+//===- Passes.h - FX dialect transformation passes --------------*- C++ -*-===//
 
 #ifndef FX_TRANSFORMS_PASSES_H
 #define FX_TRANSFORMS_PASSES_H

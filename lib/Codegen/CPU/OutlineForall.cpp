@@ -13,9 +13,8 @@
 #include "ForallNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -28,7 +27,6 @@ namespace mlir::fx {
 using namespace mlir;
 using mlir::fx::kBodyPrefix;
 using mlir::fx::kDispatchPrefix;
-using mlir::fx::kTrampolinePrefix;
 
 namespace {
 

@@ -1,5 +1,4 @@
-//===- Patterns.h - FX to linalg patterns, one entry per op family -*- C++
-//-*-===//
+//===- Patterns.h - FX to linalg patterns by op family ----------*- C++ -*-===//
 
 #ifndef FX_LIB_CONVERSION_FXTOLINALG_PATTERNS_H
 #define FX_LIB_CONVERSION_FXTOLINALG_PATTERNS_H

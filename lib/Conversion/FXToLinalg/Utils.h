@@ -1,5 +1,4 @@
-//===- Utils.h - helpers shared by the FX to linalg patterns -----*- C++
-//-*-===//
+//===- Utils.h - helpers shared by the FX to linalg patterns ----*- C++ -*-===//
 
 #ifndef FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
 #define FX_LIB_CONVERSION_FXTOLINALG_UTILS_H

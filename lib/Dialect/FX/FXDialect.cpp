@@ -1,4 +1,4 @@
-//===- FXDialect.cpp - FX dialect registration and generated definitions -===//
+//===- FXDialect.cpp - FX dialect registration and definitions ------------===//
 
 #include "fx/Dialect/FXDialect.h"
 #include "fx/Dialect/FXOps.h"

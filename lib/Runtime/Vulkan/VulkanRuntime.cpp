@@ -2019,7 +2019,7 @@ Executable::Impl::instanceFor(const std::vector<Tensor> &inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     // As the specialized executable's checkArguments will, with the
     // dynamic dimensions admitting any size.
-    if (Status s = CpuFunction::check(sig.inputs[i], inputs[i],
+    if (Status s = CPUFunction::check(sig.inputs[i], inputs[i],
                                       "input " + std::to_string(i) + " (" +
                                           sig.inputs[i].name + ")");
         !s.isOk())

@@ -1,5 +1,4 @@
-//===- GPUUtils.h - loops of the Vulkan pipeline's kernels -------*- C++
-//-*-===//
+//===- GPUUtils.h - loops of the Vulkan pipeline's kernels ------*- C++ -*-===//
 //
 // Strided loops that keep several loads per thread in flight: shared by
 // fx-map-parallel-loops-to-gpu and fx-map-row-kernels-to-gpu.

@@ -1,4 +1,4 @@
-//===- FXToLinalg.h - FX to linalg conversion patterns -----------*- C++ -*-===//
+//===- FXToLinalg.h - FX to linalg conversion patterns ----------*- C++ -*-===//
 
 #ifndef FX_CONVERSION_FXTOLINALG_FXTOLINALG_H
 #define FX_CONVERSION_FXTOLINALG_FXTOLINALG_H

@@ -1,5 +1,4 @@
-//===- CpuFunction.h - calling compiled CPU code -----------------*- C++
-//-*-===//
+//===- CPUFunction.h - calling compiled CPU code ----------------*- C++ -*-===//
 //
 // Calls a function compiled by fx-cpu-pipeline through its C interface. Plain
 // C++: no MLIR or LLVM headers, so deployments carry only the runtime.
@@ -80,9 +79,9 @@ struct FunctionSignature {
 using PackedFunction = void (*)(void **);
 
 /// A compiled entry point with its signature.
-class CpuFunction {
+class CPUFunction {
 public:
-  CpuFunction(PackedFunction function, FunctionSignature signature)
+  CPUFunction(PackedFunction function, FunctionSignature signature)
       : function(function), sig(std::move(signature)) {}
 
   const FunctionSignature &signature() const { return sig; }

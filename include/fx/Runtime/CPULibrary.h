@@ -1,10 +1,10 @@
-//===- CpuLibrary.h - CPU code compiled ahead of time -----------*- C++ -*-===//
+//===- CPULibrary.h - CPU code compiled ahead of time -----------*- C++ -*-===//
 //
 // CPU code in an artifact: one entry point compiled by LLVM ahead of time
 // into an ELF shared object (fx-compile --target cpu). The runtime checks
 // that the host can run it (architecture, CPU features), loads it from
 // memory (memfd + dlopen; nothing is written to disk) and calls it through
-// the same packed convention as JIT-compiled code (CpuFunction.h).
+// the same packed convention as JIT-compiled code (CPUFunction.h).
 //
 // The shared object imports nothing from the process by name: the support
 // functions compiled code calls (the thread pool's fxrtParallelFor,
@@ -21,7 +21,7 @@
 #ifndef FX_RUNTIME_CPULIBRARY_H
 #define FX_RUNTIME_CPULIBRARY_H
 
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Status.h"
 
 #include <cstdint>
@@ -33,23 +33,23 @@ namespace fx::rt {
 
 /// The import table compiled code reaches the runtime through: the names
 /// the loader fills as `__fxrt_import_<name>`.
-constexpr const char *kCpuImportPrefix = "__fxrt_import_";
+constexpr const char *kCPUImportPrefix = "__fxrt_import_";
 /// The packed entry point of function `name` is `fxrt_entry_<name>`.
-constexpr const char *kCpuEntryPrefix = "fxrt_entry_";
+constexpr const char *kCPUEntryPrefix = "fxrt_entry_";
 
 /// One entry point's CPU code, as an artifact stores it.
-struct CpuCode {
+struct CPUCode {
   /// The instruction set: "x86_64" or "aarch64".
   std::string arch;
   /// The CPU it was compiled for: a level such as "x86-64-v3", or the name
   /// of the compiling host's CPU for `native` (e.g. "sapphirerapids").
   std::string cpu;
   /// CPU features the code uses that a host may lack (e.g. "avx512f"); the
-  /// loader checks each, by the names in supportedCpuFeatures().
+  /// loader checks each, by the names in supportedCPUFeatures().
   std::vector<std::string> features;
-  /// The symbol of the packed entry point (kCpuEntryPrefix + name).
+  /// The symbol of the packed entry point (kCPUEntryPrefix + name).
   std::string symbol;
-  /// The runtime functions it imports (each through kCpuImportPrefix +
+  /// The runtime functions it imports (each through kCPUImportPrefix +
   /// name); the loader refuses names it does not provide.
   std::vector<std::string> imports;
   /// The ELF shared object.
@@ -62,40 +62,40 @@ std::vector<std::string> cpuImportNames();
 
 /// The instruction set of this process ("x86_64", "aarch64", ...).
 std::string hostArch();
-/// The CPU features a CpuCode may require: those this runtime can check.
-const std::vector<std::string> &supportedCpuFeatures();
-/// The subset of supportedCpuFeatures() this host has.
-std::vector<std::string> hostCpuFeatures();
+/// The CPU features a CPUCode may require: those this runtime can check.
+const std::vector<std::string> &supportedCPUFeatures();
+/// The subset of supportedCPUFeatures() this host has.
+std::vector<std::string> hostCPUFeatures();
 
 /// Checks that this host can run `code`: the architecture, every feature
 /// (the error names the missing ones and what to recompile with), and that
 /// the library is an ELF shared object of that architecture.
-Status checkCpuCode(const CpuCode &code);
+Status checkCPUCode(const CPUCode &code);
 
-/// A CpuCode loaded into this process; its function stays valid while the
+/// A CPUCode loaded into this process; its function stays valid while the
 /// library lives.
-class CpuLibrary {
+class CPULibrary {
 public:
-  ~CpuLibrary();
-  CpuLibrary(const CpuLibrary &) = delete;
-  CpuLibrary &operator=(const CpuLibrary &) = delete;
+  ~CPULibrary();
+  CPULibrary(const CPULibrary &) = delete;
+  CPULibrary &operator=(const CPULibrary &) = delete;
 
-  /// Checks `code` (checkCpuCode), loads it, fills its imports and looks up
+  /// Checks `code` (checkCPUCode), loads it, fills its imports and looks up
   /// the entry point. `signature` is the entry's.
-  static Result<std::unique_ptr<CpuLibrary>> load(const CpuCode &code,
+  static Result<std::unique_ptr<CPULibrary>> load(const CPUCode &code,
                                                   FunctionSignature signature);
 
-  const CpuFunction &function() const { return fn; }
+  const CPUFunction &function() const { return fn; }
 
 private:
-  CpuLibrary(void *handle, int fd, CpuFunction fn)
+  CPULibrary(void *handle, int fd, CPUFunction fn)
       : handle(handle), fd(fd), fn(fn) {}
   void *handle;
   /// The memfd the code was loaded from, open as long as the library is
   /// loaded: dlopen finds an already loaded library by its path, so
   /// another library's /proc/self/fd/N must not name it.
   int fd;
-  CpuFunction fn;
+  CPUFunction fn;
 };
 
 } // namespace fx::rt

@@ -1,11 +1,10 @@
-//===- CpuCompiler.h - compile FX functions to CPU code in memory -*- C++
-//-*-===//
+//===- CPUCompiler.h - FX functions to CPU code -----------------*- C++ -*-===//
 //
 // The compiler side of CPU execution: specializes an FX function to concrete
 // input shapes, lowers it with fx-cpu-pipeline and compiles it with LLVM:
 // JIT (MLIR's ExecutionEngine, ORC underneath), or ahead of time into a
-// shared object for artifacts (compileCpuCode). The result is called through
-// the MLIR-free runtime (fx/Runtime/CpuFunction.h, CpuLibrary.h).
+// shared object for artifacts (compileCPUCode). The result is called through
+// the MLIR-free runtime (fx/Runtime/CPUFunction.h, CPULibrary.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +12,8 @@
 #define FX_COMPILER_CPUCOMPILER_H
 
 #include "fx/Compiler/Entry.h"
-#include "fx/Runtime/CpuFunction.h"
-#include "fx/Runtime/CpuLibrary.h"
+#include "fx/Runtime/CPUFunction.h"
+#include "fx/Runtime/CPULibrary.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,8 +29,9 @@ class ExecutionEngine;
 
 namespace fx {
 
-/// Options of compileForCpu.
-struct CpuCompileOptions {
+/// Options of CPU compilation (JitModule::compile, and compileCPUCode through
+/// CPUCodeOptions).
+struct CPUCompileOptions {
   /// Fuse elementwise producer/consumer chains (fx-cpu-pipeline option).
   bool fuseElementwise = true;
   /// Print the fusion decisions as remarks (fx-form-dispatch-regions).
@@ -64,16 +64,16 @@ public:
   /// JIT-compiles it for `options.cpu` (which this host must be able to
   /// run). Errors are emitted as diagnostics.
   static mlir::FailureOr<std::unique_ptr<JitModule>>
-  compile(mlir::ModuleOp module, const CpuCompileOptions &options);
+  compile(mlir::ModuleOp module, const CPUCompileOptions &options);
 
 private:
   explicit JitModule(std::unique_ptr<mlir::ExecutionEngine> engine);
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 
-/// Options of compileCpuCode.
-struct CpuCodeOptions {
-  CpuCompileOptions compile;
+/// Options of compileCPUCode.
+struct CPUCodeOptions {
+  CPUCompileOptions compile;
   /// The ELF linker to run; empty: ld.lld from PATH or LLVM's bin dir.
   std::string linker;
   /// If not null, receives the optimized LLVM IR.
@@ -84,11 +84,11 @@ struct CpuCodeOptions {
 
 /// Lowers `module` (FX dialect, consumed) with fx-cpu-pipeline, compiles it
 /// with LLVM ahead of time for `options.cpu` and links entry point `entry`
-/// into a shared object the runtime loads (fx/Runtime/CpuLibrary.h). Errors
+/// into a shared object the runtime loads (fx/Runtime/CPULibrary.h). Errors
 /// (an unknown CPU, no linker, a link failure) are emitted as diagnostics.
-mlir::FailureOr<rt::CpuCode> compileCpuCode(mlir::ModuleOp module,
+mlir::FailureOr<rt::CPUCode> compileCPUCode(mlir::ModuleOp module,
                                             llvm::StringRef entry,
-                                            const CpuCodeOptions &options);
+                                            const CPUCodeOptions &options);
 
 } // namespace fx
 

@@ -1,6 +1,6 @@
-//===- CpuFunction.cpp - calling compiled CPU code ------------------------===//
+//===- CPUFunction.cpp - calling compiled CPU code ------------------------===//
 
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 
 #include <cstdint>
 #include <sstream>
@@ -38,7 +38,7 @@ bool TensorSpec::admitsShape(const std::vector<int64_t> &dims) const {
   return true;
 }
 
-Status CpuFunction::check(const TensorSpec &spec, const Tensor &tensor,
+Status CPUFunction::check(const TensorSpec &spec, const Tensor &tensor,
                           const std::string &what) {
   if (tensor.dtype() != spec.dtype || !spec.admitsShape(tensor.shape()))
     return Status::error(what + " expects " + spec.str() + ", got " +
@@ -76,14 +76,14 @@ FunctionSignature::checkArguments(const std::vector<Tensor> &inputs,
     return Status::error("expected " + std::to_string(this->outputs.size()) +
                          " outputs, got " + std::to_string(outputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
-    Status s = CpuFunction::check(this->inputs[i], inputs[i],
+    Status s = CPUFunction::check(this->inputs[i], inputs[i],
                                   "input " + std::to_string(i) + " (" +
                                       this->inputs[i].name + ")");
     if (!s.isOk())
       return s;
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
-    Status s = CpuFunction::check(this->outputs[i], outputs[i],
+    Status s = CPUFunction::check(this->outputs[i], outputs[i],
                                   "output " + std::to_string(i));
     if (!s.isOk())
       return s;
@@ -105,7 +105,7 @@ Result<std::vector<Tensor>> FunctionSignature::runWithNewOutputs(
   return tensors;
 }
 
-Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
+Status CPUFunction::runInto(const std::vector<Tensor> &inputs,
                             std::vector<Tensor> &outputs) const {
   if (Status s = sig.checkArguments(inputs, outputs); !s.isOk())
     return s;
@@ -126,7 +126,7 @@ Status CpuFunction::runInto(const std::vector<Tensor> &inputs,
 }
 
 Result<std::vector<Tensor>>
-CpuFunction::run(const std::vector<Tensor> &inputs) const {
+CPUFunction::run(const std::vector<Tensor> &inputs) const {
   return sig.runWithNewOutputs(
       [&](std::vector<Tensor> &outputs) { return runInto(inputs, outputs); });
 }

@@ -1,9 +1,9 @@
-//===- CpuCompilerTest.cpp - specialization, signatures and JIT in C++ ----===//
+//===- CPUCompilerTest.cpp - specialization, signatures and JIT in C++ ----===//
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/CPUCompiler.h"
 #include "fx/Compiler/Entry.h"
 #include "fx/InitAll.h"
-#include "fx/Runtime/CpuFunction.h"
+#include "fx/Runtime/CPUFunction.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -16,9 +16,9 @@ using namespace mlir;
 
 namespace {
 
-class CpuCompilerTest : public ::testing::Test {
+class CPUCompilerTest : public ::testing::Test {
 protected:
-  CpuCompilerTest() {
+  CPUCompilerTest() {
     ::fx::registerAllDialects(registry);
     ::fx::registerAllPasses();
     ctx = std::make_unique<MLIRContext>(registry);
@@ -51,7 +51,7 @@ constexpr const char *kAddRelu = R"mlir(
     return %1 : tensor<?x3xf32>
   })mlir";
 
-TEST_F(CpuCompilerTest, SpecializesCompilesAndRuns) {
+TEST_F(CPUCompilerTest, SpecializesCompilesAndRuns) {
   OwningOpRef<ModuleOp> module = parse(kAddRelu);
   ASSERT_TRUE(module);
   func::FuncOp func = fx::findEntry(*module, "");
@@ -65,7 +65,7 @@ TEST_F(CpuCompilerTest, SpecializesCompilesAndRuns) {
   ASSERT_TRUE(succeeded(jit));
   auto packed = (*jit)->lookup("f");
   ASSERT_TRUE(static_cast<bool>(packed));
-  fx::rt::CpuFunction function(*packed, *sig);
+  fx::rt::CPUFunction function(*packed, *sig);
 
   float xs[6] = {-1, 2, -3, 4, -5, 6}, ys[3] = {0.5f, 0.5f, 0.5f};
   // Inputs wrap caller memory; the output is written into caller memory too.
@@ -81,7 +81,7 @@ TEST_F(CpuCompilerTest, SpecializesCompilesAndRuns) {
     EXPECT_FLOAT_EQ(out[i], expected[i]) << i;
 }
 
-TEST_F(CpuCompilerTest, RejectsShapesThatDoNotFit) {
+TEST_F(CPUCompilerTest, RejectsShapesThatDoNotFit) {
   OwningOpRef<ModuleOp> module = parse(kAddRelu);
   func::FuncOp func = fx::findEntry(*module, "f");
   std::string messages = diagnosticsOf([&] {
@@ -93,7 +93,7 @@ TEST_F(CpuCompilerTest, RejectsShapesThatDoNotFit) {
       << messages;
 }
 
-TEST_F(CpuCompilerTest, SignatureNeedsStaticShapes) {
+TEST_F(CPUCompilerTest, SignatureNeedsStaticShapes) {
   OwningOpRef<ModuleOp> module = parse(kAddRelu);
   func::FuncOp func = fx::findEntry(*module, "f");
   std::string messages =
@@ -102,14 +102,14 @@ TEST_F(CpuCompilerTest, SignatureNeedsStaticShapes) {
       << messages;
 }
 
-TEST_F(CpuCompilerTest, RuntimeChecksInputs) {
+TEST_F(CPUCompilerTest, RuntimeChecksInputs) {
   OwningOpRef<ModuleOp> module = parse(kAddRelu);
   func::FuncOp func = fx::findEntry(*module, "f");
   ASSERT_TRUE(succeeded(fx::specializeArguments(func, {{2, 3}, {3}})));
   FailureOr<fx::rt::FunctionSignature> sig = fx::getSignature(func);
   auto jit = fx::JitModule::compile(*module, {});
   ASSERT_TRUE(succeeded(jit));
-  fx::rt::CpuFunction function(*(*jit)->lookup("f"), *sig);
+  fx::rt::CPUFunction function(*(*jit)->lookup("f"), *sig);
   auto wrong = fx::rt::Tensor::allocate(fx::rt::DType::F16, {2, 3});
   auto y = fx::rt::Tensor::allocate(fx::rt::DType::F32, {3});
   auto result = function.run({wrong, y});
@@ -126,12 +126,12 @@ TEST_F(CpuCompilerTest, RuntimeChecksInputs) {
 // The JIT compiles for a named CPU level (to test code for lesser CPUs on
 // any host), and refuses one whose features this host lacks rather than
 // crash on an illegal instruction.
-TEST_F(CpuCompilerTest, JitForNamedCpus) {
+TEST_F(CPUCompilerTest, JitForNamedCPUs) {
   auto compileFor = [&](const std::string &cpu, std::string &messages) {
     OwningOpRef<ModuleOp> module = parse(kAddRelu);
     func::FuncOp func = fx::findEntry(*module, "f");
     EXPECT_TRUE(succeeded(fx::specializeArguments(func, {{2, 3}, {3}})));
-    fx::CpuCompileOptions options;
+    fx::CPUCompileOptions options;
     options.cpu = cpu;
     bool ok = false;
     messages = diagnosticsOf(
@@ -145,7 +145,7 @@ TEST_F(CpuCompilerTest, JitForNamedCpus) {
       << messages;
   // The first of these CPUs whose features this host lacks is refused,
   // naming a missing feature; a host that has them all compiles each.
-  std::vector<std::string> host = fx::rt::hostCpuFeatures();
+  std::vector<std::string> host = fx::rt::hostCPUFeatures();
   auto has = [&](const char *f) {
     return std::find(host.begin(), host.end(), f) != host.end();
   };

@@ -1,6 +1,6 @@
-//===- CpuLibrary.cpp - CPU code compiled ahead of time -------------------===//
+//===- CPULibrary.cpp - CPU code compiled ahead of time -------------------===//
 
-#include "fx/Runtime/CpuLibrary.h"
+#include "fx/Runtime/CPULibrary.h"
 
 #include "fx/Runtime/MemRefCopy.h"
 #include "fx/Runtime/Parallel.h"
@@ -101,7 +101,7 @@ std::vector<std::string> cpuImportNames() {
   return names;
 }
 
-const std::vector<std::string> &supportedCpuFeatures() {
+const std::vector<std::string> &supportedCPUFeatures() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> result;
     for (const FeatureCheck &check : kFeatureChecks)
@@ -112,7 +112,7 @@ const std::vector<std::string> &supportedCpuFeatures() {
   return names;
 }
 
-std::vector<std::string> hostCpuFeatures() {
+std::vector<std::string> hostCPUFeatures() {
   std::vector<std::string> result;
   for (const FeatureCheck &check : kFeatureChecks)
     if (*check.name && check.present())
@@ -120,7 +120,7 @@ std::vector<std::string> hostCpuFeatures() {
   return result;
 }
 
-Status checkCpuCode(const CpuCode &code) {
+Status checkCPUCode(const CPUCode &code) {
   std::string host = hostArch();
   if (code.arch != host)
     return Status::error("the CPU code is for " + code.arch +
@@ -161,14 +161,14 @@ Status checkCpuCode(const CpuCode &code) {
   return Status::ok();
 }
 
-CpuLibrary::~CpuLibrary() {
+CPULibrary::~CPULibrary() {
   dlclose(handle);
   close(fd);
 }
 
-Result<std::unique_ptr<CpuLibrary>>
-CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
-  if (Status s = checkCpuCode(code); !s.isOk())
+Result<std::unique_ptr<CPULibrary>>
+CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
+  if (Status s = checkCPUCode(code); !s.isOk())
     return s;
   // dlopen needs a path: an anonymous in-memory file gives one without
   // touching the disk.
@@ -210,7 +210,7 @@ CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
     for (const Import &candidate : kImports)
       if (name == candidate.name)
         import = &candidate;
-    void *slot = dlsym(handle, (kCpuImportPrefix + name).c_str());
+    void *slot = dlsym(handle, (kCPUImportPrefix + name).c_str());
     if (!import || !slot)
       return fail(
           "the CPU code imports '" + name + "', which " +
@@ -221,8 +221,8 @@ CpuLibrary::load(const CpuCode &code, FunctionSignature signature) {
   if (!entry)
     return fail("the CPU code has no entry point '" + code.symbol + "'");
   auto function = reinterpret_cast<PackedFunction>(entry);
-  return std::unique_ptr<CpuLibrary>(
-      new CpuLibrary(handle, fd, CpuFunction(function, std::move(signature))));
+  return std::unique_ptr<CPULibrary>(
+      new CPULibrary(handle, fd, CPUFunction(function, std::move(signature))));
 }
 
 } // namespace fx::rt

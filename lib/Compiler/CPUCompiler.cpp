@@ -1,6 +1,6 @@
-//===- CpuCompiler.cpp - compile FX functions to CPU code in memory -------===//
+//===- CPUCompiler.cpp - compile FX functions to CPU code in memory -------===//
 
-#include "fx/Compiler/CpuCompiler.h"
+#include "fx/Compiler/CPUCompiler.h"
 
 #include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FXDialect.h"
@@ -93,7 +93,7 @@ JitModule::~JitModule() = default;
 /// Lowers `module` with fx-cpu-pipeline to the LLVM dialect and checks that
 /// its entry points follow the runtime's calling convention.
 static LogicalResult lowerToLLVMDialect(ModuleOp module,
-                                        const CpuCompileOptions &options) {
+                                        const CPUCompileOptions &options) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
@@ -133,7 +133,7 @@ static void initializeNativeTarget() {
 }
 
 FailureOr<std::unique_ptr<JitModule>>
-JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
+JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
   if (failed(lowerToLLVMDialect(module, options)))
     return failure();
   initializeNativeTarget();
@@ -169,7 +169,7 @@ JitModule::compile(ModuleOp module, const CpuCompileOptions &options) {
   if (options.cpu != "native") {
     std::string missing;
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    for (const std::string &feature : rt::supportedCpuFeatures())
+    for (const std::string &feature : rt::supportedCPUFeatures())
       if ((*tm)->getMCSubtargetInfo()->checkFeatures("+" + feature) &&
           !host.lookup(feature))
         missing += (missing.empty() ? "" : ", ") + feature;
@@ -249,7 +249,7 @@ static std::vector<std::string> routeImports(llvm::Module &module) {
     auto *slot = new llvm::GlobalVariable(
         module, ptrType, /*isConstant=*/false,
         llvm::GlobalValue::ExternalLinkage,
-        llvm::ConstantPointerNull::get(ptrType), rt::kCpuImportPrefix + name);
+        llvm::ConstantPointerNull::get(ptrType), rt::kCPUImportPrefix + name);
     fn->setLinkage(llvm::GlobalValue::InternalLinkage);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
     llvm::Value *target = b.CreateLoad(ptrType, slot);
@@ -267,7 +267,7 @@ static std::vector<std::string> routeImports(llvm::Module &module) {
 }
 
 /// Defines `symbol(void **args)`, the packed form of `ciface`: args[i]
-/// points to the pointer to argument i's memref descriptor (CpuFunction.h).
+/// points to the pointer to argument i's memref descriptor (CPUFunction.h).
 static void definePackedEntry(llvm::Module &module, llvm::Function *ciface,
                               llvm::StringRef symbol) {
   llvm::LLVMContext &ctx = module.getContext();
@@ -364,7 +364,7 @@ static std::vector<std::string> findLinkLibraries(llvm::StringRef linker,
 /// Links `object` into a shared object with `linker`.
 static FailureOr<std::vector<uint8_t>>
 linkSharedObject(Location loc, llvm::StringRef object,
-                 const CpuCodeOptions &options, llvm::StringRef arch) {
+                 const CPUCodeOptions &options, llvm::StringRef arch) {
   std::string linker = findLinker(options.linker);
   if (linker.empty())
     return emitError(loc)
@@ -424,8 +424,8 @@ linkSharedObject(Location loc, llvm::StringRef object,
   return std::vector<uint8_t>(bytes.begin(), bytes.end());
 }
 
-FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
-                                      const CpuCodeOptions &options) {
+FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
+                                      const CPUCodeOptions &options) {
   Location loc = module.getLoc();
   initializeNativeTarget();
   llvm::Triple triple(llvm::sys::getProcessTriple());
@@ -467,10 +467,10 @@ FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
       llvmModule->getFunction(("_mlir_ciface_" + entry).str());
   if (!ciface)
     return emitError(loc) << "no compiled entry point '" << entry << "'";
-  rt::CpuCode code;
+  rt::CPUCode code;
   code.arch = triple.getArchName().str();
   code.cpu = cpu;
-  code.symbol = rt::kCpuEntryPrefix + entry.str();
+  code.symbol = rt::kCPUEntryPrefix + entry.str();
   code.imports = routeImports(*llvmModule);
   definePackedEntry(*llvmModule, ciface, code.symbol);
   // Only the entry point and the import table are visible: everything else
@@ -480,7 +480,7 @@ FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   for (llvm::GlobalVariable &global : llvmModule->globals())
     if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
-        !global.getName().starts_with(rt::kCpuImportPrefix))
+        !global.getName().starts_with(rt::kCPUImportPrefix))
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::Error err =
           optimizeModule(llvmModule.get(), options.compile.optLevel, tm.get()))
@@ -505,7 +505,7 @@ FailureOr<rt::CpuCode> compileCpuCode(ModuleOp module, StringRef entry,
 
   // The features the code may use that a host may lack, checked at load.
   const llvm::MCSubtargetInfo *subtarget = tm->getMCSubtargetInfo();
-  for (const std::string &feature : rt::supportedCpuFeatures())
+  for (const std::string &feature : rt::supportedCPUFeatures())
     if (subtarget->checkFeatures("+" + feature))
       code.features.push_back(feature);
 

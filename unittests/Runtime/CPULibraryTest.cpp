@@ -1,4 +1,4 @@
-//===- CpuLibraryTest.cpp - checks before loading CPU code ----------------===//
+//===- CPULibraryTest.cpp - checks before loading CPU code ----------------===//
 //
 // What the loader refuses before it maps any code: the architecture, CPU
 // features the host lacks or the runtime cannot check, and bytes that are
@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Runtime/CpuLibrary.h"
+#include "fx/Runtime/CPULibrary.h"
 
 #include "RuntimeTestUtils.h"
 
@@ -30,8 +30,8 @@ std::vector<uint8_t> elfHeader(uint16_t type, uint16_t machine) {
   return bytes;
 }
 
-CpuCode hostCode() {
-  CpuCode code;
+CPUCode hostCode() {
+  CPUCode code;
   code.arch = hostArch();
   code.cpu = "test";
   code.symbol = "fxrt_entry_f";
@@ -39,40 +39,40 @@ CpuCode hostCode() {
   return code;
 }
 
-TEST(CpuLibraryTest, AcceptsCodeForThisHost) {
-  CpuCode code = hostCode();
-  code.features = hostCpuFeatures();
-  EXPECT_TRUE(checkCpuCode(code).isOk()) << checkCpuCode(code).message();
+TEST(CPULibraryTest, AcceptsCodeForThisHost) {
+  CPUCode code = hostCode();
+  code.features = hostCPUFeatures();
+  EXPECT_TRUE(checkCPUCode(code).isOk()) << checkCPUCode(code).message();
 }
 
-TEST(CpuLibraryTest, HostFeaturesAreSupportedNames) {
-  for (const std::string &feature : hostCpuFeatures())
-    EXPECT_NE(std::find(supportedCpuFeatures().begin(),
-                        supportedCpuFeatures().end(), feature),
-              supportedCpuFeatures().end())
+TEST(CPULibraryTest, HostFeaturesAreSupportedNames) {
+  for (const std::string &feature : hostCPUFeatures())
+    EXPECT_NE(std::find(supportedCPUFeatures().begin(),
+                        supportedCPUFeatures().end(), feature),
+              supportedCPUFeatures().end())
         << feature;
 }
 
-TEST(CpuLibraryTest, RejectsOtherArchitectures) {
-  CpuCode code = hostCode();
+TEST(CPULibraryTest, RejectsOtherArchitectures) {
+  CPUCode code = hostCode();
   code.arch = "riscv64";
-  EXPECT_CONTAINS(checkCpuCode(code).message(),
+  EXPECT_CONTAINS(checkCPUCode(code).message(),
                   "the CPU code is for riscv64 and this machine is " +
                       hostArch());
 }
 
-TEST(CpuLibraryTest, NamesMissingAndUnknownFeatures) {
-  CpuCode code = hostCode();
+TEST(CPULibraryTest, NamesMissingAndUnknownFeatures) {
+  CPUCode code = hostCode();
   code.features = {"frobnicate"};
-  EXPECT_CONTAINS(checkCpuCode(code).message(),
+  EXPECT_CONTAINS(checkCPUCode(code).message(),
                   "needs features this runtime cannot check (frobnicate)");
   // A feature the runtime checks but this host lacks, if there is one.
-  std::vector<std::string> host = hostCpuFeatures();
-  for (const std::string &feature : supportedCpuFeatures()) {
+  std::vector<std::string> host = hostCPUFeatures();
+  for (const std::string &feature : supportedCPUFeatures()) {
     if (std::find(host.begin(), host.end(), feature) != host.end())
       continue;
     code.features = {feature};
-    EXPECT_CONTAINS(checkCpuCode(code).message(),
+    EXPECT_CONTAINS(checkCPUCode(code).message(),
                     "the CPU code was compiled for test and needs " + feature +
                         ", which this CPU lacks; recompile with a lower "
                         "--cpu level");
@@ -80,20 +80,20 @@ TEST(CpuLibraryTest, NamesMissingAndUnknownFeatures) {
   }
 }
 
-TEST(CpuLibraryTest, RejectsWhatIsNotASharedObject) {
-  CpuCode code = hostCode();
+TEST(CPULibraryTest, RejectsWhatIsNotASharedObject) {
+  CPUCode code = hostCode();
   code.library = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
-  EXPECT_CONTAINS(checkCpuCode(code).message(),
+  EXPECT_CONTAINS(checkCPUCode(code).message(),
                   "not an ELF64 little-endian file");
   code.library = elfHeader(/*ET_EXEC=*/2, hostCode().library[18]);
-  EXPECT_CONTAINS(checkCpuCode(code).message(), "not an ELF shared object");
+  EXPECT_CONTAINS(checkCPUCode(code).message(), "not an ELF shared object");
   code.library = elfHeader(3, /*EM_SPARC=*/2);
-  EXPECT_CONTAINS(checkCpuCode(code).message(), "the CPU code's ELF machine");
+  EXPECT_CONTAINS(checkCPUCode(code).message(), "the CPU code's ELF machine");
 }
 
-TEST(CpuLibraryTest, LoadFailsCleanlyOnBadCode) {
+TEST(CPULibraryTest, LoadFailsCleanlyOnBadCode) {
   // A valid header with nothing behind it: dlopen's error, not a crash.
-  auto loaded = CpuLibrary::load(hostCode(), {});
+  auto loaded = CPULibrary::load(hostCode(), {});
   ASSERT_FALSE(loaded.isOk());
   EXPECT_CONTAINS(loaded.message(), "cannot load the CPU code: ");
 }
