@@ -98,10 +98,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   if (options.fuseElementwise) {
     // Softmax, layer norm and row reductions become one kernel with a
     // workgroup per row (fx-map-row-kernels-to-gpu below).
-    FXFormDispatchRegionsOptions rows;
-    rows.rowKernels = true;
-    rows.threads = 1;
-    pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(rows));
+    pm.addNestedPass<func::FuncOp>(createFXFormRowKernels());
     addCleanup(pm);
   }
   // Tensors to buffers, with the CPU pipeline's calling convention. The

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DispatchRegions.h"
+
 #include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
@@ -121,14 +123,19 @@ struct Region {
   llvm::MapVector<Operation *, std::string> recomputed;
 };
 
-struct FormDispatchRegionsPass
-    : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
-  using Base::Base;
+/// One run over a function. The options are its fields, as a pass's would
+/// be, so that both passes share the code below.
+struct RegionFormer : fx::DispatchRegionOptions {
+  func::FuncOp function;
+  bool runFailed = false;
+  func::FuncOp getOperation() { return function; }
+  MLIRContext &getContext() { return *function.getContext(); }
+  void signalPassFailure() { runFailed = true; }
 
   /// Ops erased by materialized regions (their pointers dangle).
   llvm::SmallPtrSet<Operation *, 32> erased;
 
-  void runOnOperation() override {
+  void runOnOperation() {
     func::FuncOp func = getOperation();
     erased.clear();
     SmallVector<linalg::LinalgOp> ops;
@@ -800,4 +807,32 @@ struct FormDispatchRegionsPass
   }
 };
 
+/// fx-form-dispatch-regions: the CPU's regions.
+struct FormDispatchRegionsPass
+    : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    fx::DispatchRegionOptions options;
+    options.threads = threads;
+    options.parallelMinWork = parallelMinWork;
+    options.convTileF = convTileF;
+    options.convTileW = convTileW;
+    options.contractionTileM = contractionTileM;
+    options.contractionTileN = contractionTileN;
+    options.fuse = fuse;
+    options.report = report;
+    if (failed(fx::formDispatchRegions(getOperation(), options)))
+      signalPassFailure();
+  }
+};
+
 } // namespace
+
+LogicalResult fx::formDispatchRegions(func::FuncOp func,
+                                      const DispatchRegionOptions &options) {
+  RegionFormer former;
+  static_cast<DispatchRegionOptions &>(former) = options;
+  former.function = func;
+  former.runOnOperation();
+  return failure(former.runFailed);
+}

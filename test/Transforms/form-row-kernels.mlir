@@ -1,11 +1,11 @@
 // RUN: fx-opt %s --split-input-file \
-// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-dispatch-regions{row-kernels=true threads=1}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-row-kernels))' \
 // RUN:   | FileCheck %s
 // RUN: fx-opt %s --split-input-file -o /dev/null \
-// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-dispatch-regions{row-kernels=true threads=1 report=true}))' \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-row-kernels{report=true}))' \
 // RUN:   2>&1 | FileCheck %s --check-prefix=REPORT
 
-// fx-form-dispatch-regions in GPU mode (row-kernels=true): only row kernels
+// fx-form-row-kernels (the GPU's dispatch regions): only row kernels
 // are materialized.
 
 // Softmax: one scf.forall over rows; the exp is recomputed in the sum and

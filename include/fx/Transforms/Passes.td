@@ -141,18 +141,8 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     tile while the tile is in cache. `fx-cpu-tile-and-vectorize` then tiles
     and vectorizes each op inside the tile.
 
-    With `row-kernels` (the Vulkan pipeline), contractions and convolutions
-    take no producers, and only *row kernels* are materialized: a region
-    whose reductions each produce one value per row (a softmax, log_softmax
-    or layer norm; a lone reduction over trailing dimensions such as
-    `sum(-1)`), with f32 or i32 reductions the GPU can combine across a
-    workgroup (add, mul, min and max). The region's root is
-    tiled by one row (tile size 1 on every dimension but the whole ones)
-    into one `scf.forall` tagged `fx.row_kernel`, and elementwise producers
-    inside it are fused into every consumer (recomputed), so that the only
-    temporaries left are the per-row values of the reductions.
-    `fx-map-row-kernels-to-gpu` gives each row a workgroup. Other regions
-    stay unmaterialized (one kernel per op).
+    The Vulkan pipeline forms its regions with `fx-form-row-kernels`
+    instead, which shares these rules.
 
     Every region is tagged `fx.dispatch = N`. With `report`, each region is
     described by a remark at its root (its ops and their locations, and the
@@ -189,10 +179,41 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     Option<"report", "report", "bool", /*default=*/"false",
            "Emit a remark per region (its ops, and the bytes it reads and "
            "writes) and per producer/consumer pair that did not fuse">,
-    Option<"rowKernels", "row-kernels", "bool", /*default=*/"false",
-           "GPU mode: materialize only row kernels (see above), as one "
-           "scf.forall over rows tagged fx.row_kernel; contractions and "
-           "convolutions stay alone">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::affine::AffineDialect",
+  ];
+}
+
+def FXFormRowKernels : Pass<"fx-form-row-kernels", "func::FuncOp"> {
+  let summary = "Form the row kernels of the GPU: softmax, layer norm and "
+                "row reductions as one loop over rows";
+  let description = [{
+    The dispatch regions of the Vulkan pipeline, grouped by the rules of
+    `fx-form-dispatch-regions` except that contractions and convolutions
+    take no producers. Only *row kernels* are materialized: a region whose
+    reductions each produce one value per row (a softmax, log_softmax or
+    layer norm; a lone reduction over trailing dimensions such as
+    `sum(-1)`), with f32 or i32 reductions the GPU can combine across a
+    workgroup (add, mul, min and max). The region's root is tiled by one
+    row (tile size 1 on every dimension but the whole ones) into one
+    `scf.forall` tagged `fx.row_kernel`, named ops in it are generalized,
+    and its elementwise producers are fused into every consumer
+    (recomputed), so that the only temporaries left are the per-row values
+    of the reductions. `fx-map-row-kernels-to-gpu` gives each row a
+    workgroup. Other regions stay unmaterialized (one kernel per op) and
+    are tagged `fx.dispatch = N` like every region; `report` describes them
+    as `fx-form-dispatch-regions` does, and says why a region with
+    reductions is not a row kernel.
+  }];
+  let options = [
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Emit a remark per region and per producer/consumer pair that did "
+           "not fuse, and say why a region is not a row kernel">,
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",

@@ -1,0 +1,39 @@
+//===- DispatchRegions.h - regions for both targets -------------*- C++ -*-===//
+//
+// The grouping of linalg ops into dispatch regions that
+// fx-form-dispatch-regions (CPU: tiled loop nests) and fx-form-row-kernels
+// (GPU: one loop over rows) share; the rules are in their pass descriptions
+// (Passes.td).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FX_LIB_TRANSFORMS_DISPATCHREGIONS_H
+#define FX_LIB_TRANSFORMS_DISPATCHREGIONS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::fx {
+
+/// How regions are formed and materialized; the defaults are
+/// fx-form-dispatch-regions' option defaults.
+struct DispatchRegionOptions {
+  int64_t threads = 0;
+  int64_t parallelMinWork = 65536;
+  int64_t convTileF = 16;
+  int64_t convTileW = 16;
+  int64_t contractionTileM = 8;
+  int64_t contractionTileN = 128;
+  bool fuse = true;
+  bool report = false;
+  /// GPU mode: contractions and convolutions take no producers, and only
+  /// row kernels are materialized.
+  bool rowKernels = false;
+};
+
+/// Forms the dispatch regions of `func` (see the pass descriptions).
+LogicalResult formDispatchRegions(func::FuncOp func,
+                                  const DispatchRegionOptions &options);
+
+} // namespace mlir::fx
+
+#endif // FX_LIB_TRANSFORMS_DISPATCHREGIONS_H
