@@ -10,7 +10,7 @@
 #include "fx/Codegen/CPU/Passes.h"
 #include "fx/Codegen/SPIRV/Passes.h"
 #include "fx/Conversion/Passes.h"
-#include "fx/Dialect/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Transforms/Passes.h"
 

@@ -3,7 +3,7 @@
 #include "fx/Compiler/CPUCompiler.h"
 
 #include "fx/Conversion/Passes.h"
-#include "fx/Dialect/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/CompilerRuntime.h"
 #include "fx/Runtime/MemRefCopy.h"

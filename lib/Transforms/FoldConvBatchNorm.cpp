@@ -15,7 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"

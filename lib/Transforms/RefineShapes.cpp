@@ -1,6 +1,6 @@
 //===- RefineShapes.cpp - the fx-refine-shapes pass -----------------------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"

@@ -1,7 +1,7 @@
 //===- OpBuildersTest.cpp - building and verifying FX ops in C++ ----------===//
 
-#include "fx/Dialect/FXDialect.h"
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -1,6 +1,6 @@
 //===- TypeUtilsTest.cpp - broadcasting and type promotion ----------------===//
 
-#include "fx/Dialect/FXTypeUtils.h"
+#include "fx/Dialect/FX/IR/FXTypeUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/MLIRContext.h"

@@ -3,7 +3,7 @@
 #ifndef FX_TRANSFORMS_PASSES_H
 #define FX_TRANSFORMS_PASSES_H
 
-#include "fx/Dialect/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -9,8 +9,8 @@
 #include "Patterns.h"
 #include "Utils.h"
 
-#include "fx/Dialect/FXOps.h"
-#include "fx/Dialect/FXTypeUtils.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
+#include "fx/Dialect/FX/IR/FXTypeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

@@ -4,7 +4,7 @@
 #include "Patterns.h"
 
 #include "fx/Conversion/Passes.h"
-#include "fx/Dialect/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"

@@ -2,7 +2,7 @@
 
 #include "Utils.h"
 
-#include "fx/Dialect/FXTypeUtils.h"
+#include "fx/Dialect/FX/IR/FXTypeUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"

@@ -1,6 +1,6 @@
 //===- NNOps.cpp - convolution, pooling, normalization, attention ---------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include <limits>
 

@@ -10,7 +10,7 @@
 
 include "FXBase.td"
 include "FXElementwiseOps.td"
-include "FXLinalgOps.td"
+include "FXMatmulOps.td"
 include "FXNNOps.td"
 include "FXReductionOps.td"
 include "FXShapeOps.td"

@@ -1,6 +1,6 @@
 //===- ShapeOps.cpp - result types and folds of shape ops -----------------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"

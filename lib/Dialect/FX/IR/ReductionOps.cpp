@@ -1,6 +1,6 @@
 //===- ReductionOps.cpp - result types of reductions ----------------------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "llvm/ADT/SmallBitVector.h"
 

@@ -5,6 +5,6 @@
 
 #include "mlir/IR/Dialect.h"
 
-#include "fx/Dialect/FXDialect.h.inc"
+#include "fx/Dialect/FX/IR/FXDialect.h.inc"
 
 #endif // FX_DIALECT_FXDIALECT_H

@@ -1,6 +1,6 @@
 //===- FXTypeUtils.cpp - broadcasting, type promotion, shape helpers ------===//
 
-#include "fx/Dialect/FXTypeUtils.h"
+#include "fx/Dialect/FX/IR/FXTypeUtils.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"

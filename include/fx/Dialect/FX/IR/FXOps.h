@@ -3,8 +3,8 @@
 #ifndef FX_DIALECT_FXOPS_H
 #define FX_DIALECT_FXOPS_H
 
-#include "fx/Dialect/FXDialect.h"
-#include "fx/Dialect/FXTypeUtils.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXTypeUtils.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -13,12 +13,12 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "fx/Dialect/FXEnums.h.inc"
+#include "fx/Dialect/FX/IR/FXEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "fx/Dialect/FXAttrs.h.inc"
+#include "fx/Dialect/FX/IR/FXAttrs.h.inc"
 
 #define GET_OP_CLASSES
-#include "fx/Dialect/FXOps.h.inc"
+#include "fx/Dialect/FX/IR/FXOps.h.inc"
 
 #endif // FX_DIALECT_FXOPS_H

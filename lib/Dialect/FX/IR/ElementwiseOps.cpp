@@ -1,6 +1,6 @@
 //===- ElementwiseOps.cpp - verifiers and folds of elementwise FX ops -----===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include <cmath>
 

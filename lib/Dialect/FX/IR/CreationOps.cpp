@@ -1,6 +1,6 @@
 //===- CreationOps.cpp - constants, filled tensors, dtype conversion ------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 

@@ -1,4 +1,4 @@
-//===- FXLinalgOps.td - matrix products ------------------------*- tablegen -*-===//
+//===- FXMatmulOps.td - matrix products --------------------*- tablegen -*-===//
 
 #ifndef FX_LINALG_OPS_TD
 #define FX_LINALG_OPS_TD

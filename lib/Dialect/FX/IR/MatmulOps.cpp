@@ -1,6 +1,6 @@
-//===- LinalgOps.cpp - result types of matrix products --------------------===//
+//===- MatmulOps.cpp - result types of matrix products --------------------===//
 
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "mlir/IR/PatternMatch.h"
 

@@ -1,7 +1,7 @@
 //===- FXDialect.cpp - FX dialect registration and definitions ------------===//
 
-#include "fx/Dialect/FXDialect.h"
-#include "fx/Dialect/FXOps.h"
+#include "fx/Dialect/FX/IR/FXDialect.h"
+#include "fx/Dialect/FX/IR/FXOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -10,23 +10,23 @@
 using namespace mlir;
 using namespace mlir::fx;
 
-#include "fx/Dialect/FXDialect.cpp.inc"
-#include "fx/Dialect/FXEnums.cpp.inc"
+#include "fx/Dialect/FX/IR/FXDialect.cpp.inc"
+#include "fx/Dialect/FX/IR/FXEnums.cpp.inc"
 
 #define GET_ATTRDEF_CLASSES
-#include "fx/Dialect/FXAttrs.cpp.inc"
+#include "fx/Dialect/FX/IR/FXAttrs.cpp.inc"
 
 #define GET_OP_CLASSES
-#include "fx/Dialect/FXOps.cpp.inc"
+#include "fx/Dialect/FX/IR/FXOps.cpp.inc"
 
 void FXDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
-#include "fx/Dialect/FXOps.cpp.inc"
+#include "fx/Dialect/FX/IR/FXOps.cpp.inc"
       >();
   addAttributes<
 #define GET_ATTRDEF_LIST
-#include "fx/Dialect/FXAttrs.cpp.inc"
+#include "fx/Dialect/FX/IR/FXAttrs.cpp.inc"
       >();
 }
 
