@@ -12,6 +12,7 @@
 #include "fx/Conversion/Passes.h"
 #include "fx/Dialect/FX/IR/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
+#include "fx/Dialect/FX/Transforms/Passes.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -32,6 +33,7 @@ void fx::registerAllDialects(mlir::DialectRegistry &registry) {
 void fx::registerAllPasses() {
   static bool registered = [] {
     mlir::registerAllPasses();
+    mlir::fx::registerFXDialectTransformsPasses();
     mlir::fx::registerFXTransformsPasses();
     mlir::fx::registerFXCodegenCPUPasses();
     mlir::fx::registerFXCodegenSPIRVPasses();

@@ -9,7 +9,7 @@ build=${FX_BUILD_DIR:-$root/build}
 "$root/scripts/setup.sh" || { echo "0 passed, 1 failed"; exit 1; }
 # The lit suites depend on generated docs as well as the tools.
 ninja -C "$build" FXDialectDocGen FXTransformsPassesDocGen FXConversionPassesDocGen \
-  FXCodegenCPUPassesDocGen FXCodegenSPIRVPassesDocGen >/dev/null ||
+  FXCodegenCPUPassesDocGen FXCodegenSPIRVPassesDocGen FXDialectTransformsPassesDocGen >/dev/null ||
   { echo "0 passed, 1 failed"; exit 1; }
 
 # Tests that need a Vulkan device or PyTorch declare it (REQUIRES: vulkan,

@@ -2,6 +2,7 @@
 
 #include "fx/Compiler/Entry.h"
 
+#include "fx/Dialect/FX/Transforms/Passes.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

@@ -4,6 +4,7 @@
 
 #include "fx/Codegen/CPU/Passes.h"
 #include "fx/Conversion/Passes.h"
+#include "fx/Dialect/FX/Transforms/Passes.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"

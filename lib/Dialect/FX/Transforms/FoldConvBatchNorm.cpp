@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Dialect/FX/IR/FXOps.h"
-#include "fx/Transforms/Passes.h"
+#include "fx/Dialect/FX/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -26,7 +26,7 @@
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXFOLDCONVBATCHNORM
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Dialect/FX/Transforms/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;

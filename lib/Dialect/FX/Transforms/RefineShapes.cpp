@@ -1,14 +1,14 @@
 //===- RefineShapes.cpp - the fx-refine-shapes pass -----------------------===//
 
 #include "fx/Dialect/FX/IR/FXOps.h"
-#include "fx/Transforms/Passes.h"
+#include "fx/Dialect/FX/Transforms/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXREFINESHAPES
-#include "fx/Transforms/Passes.h.inc"
+#include "fx/Dialect/FX/Transforms/Passes.h.inc"
 } // namespace mlir::fx
 
 using namespace mlir;
