@@ -123,13 +123,8 @@ def main():
         return 1
     with np.load(os.path.join(work, "out.npz")) as data:
         actual = [data[f"output{i}"].astype(np.float32) for i in range(len(data.files))]
-    if len(actual) != len(expected):
-        print(f"FAIL {args.model}: {len(actual)} outputs, eager has {len(expected)}")
-        return 1
-    for i, (a, e) in enumerate(zip(actual, expected)):
-        if a.shape != e.shape:
-            print(f"FAIL {args.model}: output {i} has shape {a.shape}, eager {e.shape}")
-            return 1
+    # Counts and shapes, non-finite elements and constant references:
+    # compare() refuses each with a message (rel_l2 not finite).
     result = compare(actual, expected, args.tol)
     if not np.isfinite(result.rel_l2):
         print(f"FAIL {args.model}: {result.message}")

@@ -2,23 +2,15 @@
 
 #include "fx/Compiler/CPUCompiler.h"
 
-#include "fx/Conversion/Passes.h"
-#include "fx/Dialect/FX/IR/FXDialect.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/CompilerRuntime.h"
 #include "fx/Runtime/MemRefCopy.h"
 #include "fx/Runtime/Parallel.h"
-#include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/InitAllPasses.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -123,6 +115,25 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module,
   return success();
 }
 
+/// The error for a CPU name LLVM does not know.
+static InFlightDiagnostic unknownCPUError(Location loc, StringRef cpu) {
+  return emitError(loc) << "unknown CPU '" << cpu
+                        << "' (expected native, or an LLVM CPU name such as "
+                           "x86-64-v2, x86-64-v3, x86-64-v4)";
+}
+
+/// The features code for `subtarget` may use that a host may lack (those
+/// of rt::supportedCPUFeatures()): what an artifact records for its loader
+/// to check, and what the JIT checks against this host.
+static std::vector<std::string>
+requiredCPUFeatures(const llvm::MCSubtargetInfo &subtarget) {
+  std::vector<std::string> required;
+  for (const std::string &feature : rt::supportedCPUFeatures())
+    if (subtarget.checkFeatures("+" + feature))
+      required.push_back(feature);
+  return required;
+}
+
 static void initializeNativeTarget() {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
@@ -134,8 +145,6 @@ static void initializeNativeTarget() {
 
 FailureOr<std::unique_ptr<JitModule>>
 JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
-  if (failed(lowerToLLVMDialect(module, options)))
-    return failure();
   initializeNativeTarget();
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder) {
@@ -158,20 +167,18 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
     return failure();
   }
   if (!(*tm)->getMCSubtargetInfo()->isCPUStringValid(tmBuilder->getCPU())) {
-    emitError(module.getLoc())
-        << "unknown CPU '" << options.cpu
-        << "' (expected native, or an LLVM CPU name such as x86-64-v2, "
-           "x86-64-v3, x86-64-v4)";
+    unknownCPUError(module.getLoc(), options.cpu);
     return failure();
   }
-  // The JIT runs the code here: refuse features this host lacks rather
-  // than crash on an illegal instruction.
+  // The JIT runs the code here: refuse features this host lacks (as the
+  // loader of an artifact does) rather than crash on an illegal
+  // instruction.
   if (options.cpu != "native") {
     std::string missing;
-    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    for (const std::string &feature : rt::supportedCPUFeatures())
-      if ((*tm)->getMCSubtargetInfo()->checkFeatures("+" + feature) &&
-          !host.lookup(feature))
+    std::vector<std::string> host = rt::hostCPUFeatures();
+    for (const std::string &feature :
+         requiredCPUFeatures(*(*tm)->getMCSubtargetInfo()))
+      if (!llvm::is_contained(host, feature))
         missing += (missing.empty() ? "" : ", ") + feature;
     if (!missing.empty()) {
       emitError(module.getLoc())
@@ -180,6 +187,9 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
       return failure();
     }
   }
+  // The target is known good: lower (the slow part) only now.
+  if (failed(lowerToLLVMDialect(module, options)))
+    return failure();
   // The options hold a function_ref: the transformer must outlive create().
   llvm::TargetMachine *targetMachine = tm->get();
   unsigned optLevel = options.optLevel;
@@ -449,9 +459,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
                                   static_cast<llvm::CodeGenOptLevel>(
                                       std::min(options.compile.optLevel, 3u))));
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
-    return emitError(loc) << "unknown CPU '" << options.compile.cpu
-                          << "' (expected native, or an LLVM CPU name such "
-                             "as x86-64-v2, x86-64-v3, x86-64-v4)";
+    return unknownCPUError(loc, options.compile.cpu);
 
   if (failed(lowerToLLVMDialect(module, options.compile)))
     return failure();
@@ -504,10 +512,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
     return emitError(loc) << "the target cannot emit object code";
 
   // The features the code may use that a host may lack, checked at load.
-  const llvm::MCSubtargetInfo *subtarget = tm->getMCSubtargetInfo();
-  for (const std::string &feature : rt::supportedCPUFeatures())
-    if (subtarget->checkFeatures("+" + feature))
-      code.features.push_back(feature);
+  code.features = requiredCPUFeatures(*tm->getMCSubtargetInfo());
 
   FailureOr<std::vector<uint8_t>> library =
       linkSharedObject(loc, *object, options, code.arch);

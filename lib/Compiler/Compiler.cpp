@@ -184,7 +184,7 @@ struct Compiler::Impl {
       return diagnostics.error("cannot prepare the entry point");
     OwningOpRef<ModuleOp> module = std::move(prepared->module);
     std::string name = prepared->func.getName().str();
-    const rt::FunctionSignature *signature = &prepared->signature;
+    const rt::FunctionSignature &signature = prepared->signature;
 
     // The cache key: compiler build, options, target, IR.
     std::string targetKey = "cpu=" + options.cpu;
@@ -224,7 +224,7 @@ struct Compiler::Impl {
       if (llvm::sys::fs::exists(path)) {
         auto cached = rt::readArtifact(path);
         if (cached.isOk() && cached.value().entries.size() == 1 &&
-            cached.value().entries[0].signature == *signature) {
+            cached.value().entries[0].signature == signature) {
           stats.cacheHit = true;
           return finish(cached.take());
         }
@@ -245,7 +245,7 @@ struct Compiler::Impl {
 
     rt::ArtifactEntry entry;
     entry.name = name;
-    entry.signature = *signature;
+    entry.signature = signature;
     if (options.target == "cpu") {
       CPUCodeOptions cpuOptions;
       cpuOptions.compile.fuseElementwise = options.fusion;
@@ -269,7 +269,7 @@ struct Compiler::Impl {
       entry.cpu = std::move(*code);
     } else {
       auto program =
-          compileVulkan(*module, name, *signature, vulkanOptions, diagnostics);
+          compileVulkan(*module, name, signature, vulkanOptions, diagnostics);
       if (!program.isOk())
         return program.status();
       if (!options.dumpDir.empty())

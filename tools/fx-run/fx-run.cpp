@@ -296,7 +296,7 @@ int main(int argc, char **argv) {
   if (failed(prepared))
     return rt::kExitError;
   module = std::move(prepared->module);
-  const rt::FunctionSignature *signature = &prepared->signature;
+  const rt::FunctionSignature &signature = prepared->signature;
   // What runs the compiled graph, whichever the target.
   rt::Executor executor;
   std::unique_ptr<fx::JitModule> jitModule;
@@ -330,7 +330,7 @@ int main(int argc, char **argv) {
       artifact.producer = "fx-run (fx-mlir)";
       rt::ArtifactEntry &saved = artifact.entries.emplace_back();
       saved.name = entryName;
-      saved.signature = *signature;
+      saved.signature = signature;
       saved.cpu = std::move(*code);
       if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
         return fail(s.message());
@@ -342,7 +342,7 @@ int main(int argc, char **argv) {
     auto packed = jitModule->lookup(entryName);
     if (!packed)
       return fail(llvm::toString(packed.takeError()));
-    cpuFunction.emplace(*packed, *signature);
+    cpuFunction.emplace(*packed, signature);
     executor.run = [&](const std::vector<rt::Tensor> &in) {
       return cpuFunction->run(in);
     };
@@ -363,7 +363,7 @@ int main(int argc, char **argv) {
     options.target = fx::targetForDevice(vulkanContext->device());
     options.reuseTemporaries = !noBufferReuse;
     FailureOr<rt::vk::Program> program =
-        fx::compileForVulkan(*module, entryName, *signature, options);
+        fx::compileForVulkan(*module, entryName, signature, options);
     if (failed(program))
       return rt::kExitError;
     if (!dumpSPIRV.empty())
@@ -375,7 +375,7 @@ int main(int argc, char **argv) {
       artifact.producer = "fx-run (fx-mlir)";
       rt::ArtifactEntry &saved = artifact.entries.emplace_back();
       saved.name = entryName;
-      saved.signature = *signature;
+      saved.signature = signature;
       saved.vulkan = *program;
       if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
         return fail(s.message());
