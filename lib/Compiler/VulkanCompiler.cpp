@@ -28,34 +28,7 @@ namespace fx {
 namespace vk = rt::vk;
 
 std::string targetForDevice(const rt::vk::DeviceInfo &device) {
-  // Vulkan 1.1 guarantees basic subgroup operations for compute; the
-  // arithmetic, ballot and shuffle classes are universal on desktop GPUs
-  // and lavapipe.
-  std::string caps = "Shader,GroupNonUniform,GroupNonUniformArithmetic,"
-                     "GroupNonUniformBallot,GroupNonUniformShuffle";
-  auto add = [&](bool has, const char *cap) {
-    if (has)
-      caps += std::string(",") + cap;
-  };
-  add(device.shaderInt64, "Int64");
-  add(device.shaderInt16, "Int16");
-  add(device.shaderInt8, "Int8");
-  add(device.shaderFloat16, "Float16");
-  add(device.shaderFloat64, "Float64");
-  add(device.storageBuffer8BitAccess, "StorageBuffer8BitAccess");
-  add(device.storageBuffer16BitAccess, "StorageBuffer16BitAccess");
-  // The cooperative-matrix matmul kernel uses 16x16x16 f16 fragments with
-  // f32 accumulators on 32-lane subgroups.
-  bool coop =
-      device.subgroupSize == 32 &&
-      llvm::is_contained(device.cooperativeMatrixShapes, "16x16x16 f16->f32");
-  add(coop, "CooperativeMatrixKHR");
-  // The same kernel with bf16 fragments (VK_KHR_shader_bfloat16).
-  add(coop && device.bfloat16CooperativeMatrix &&
-          llvm::is_contained(device.cooperativeMatrixShapes,
-                             "16x16x16 bf16->f32"),
-      "BFloat16TypeKHR,BFloat16CooperativeMatrixKHR");
-  return "caps=" + caps;
+  return "caps=" + llvm::join(vk::capabilitiesFor(device), ",");
 }
 
 namespace {
@@ -86,30 +59,9 @@ uint64_t roundBufferBytes(uint64_t bytes) {
 /// The Vulkan feature a SPIR-V capability needs, or null for capabilities
 /// every Vulkan 1.1 device has.
 const char *featureOf(spirv::Capability cap) {
-  switch (cap) {
-  case spirv::Capability::Int64:
-    return "shaderInt64";
-  case spirv::Capability::Int16:
-    return "shaderInt16";
-  case spirv::Capability::Int8:
-    return "shaderInt8";
-  case spirv::Capability::Float16:
-    return "shaderFloat16";
-  case spirv::Capability::Float64:
-    return "shaderFloat64";
-  case spirv::Capability::StorageBuffer8BitAccess:
-    return "storageBuffer8BitAccess";
-  case spirv::Capability::StorageBuffer16BitAccess:
-    return "storageBuffer16BitAccess";
-  case spirv::Capability::CooperativeMatrixKHR:
-    return "cooperativeMatrix";
-  case spirv::Capability::BFloat16TypeKHR:
-    return "shaderBFloat16Type";
-  case spirv::Capability::BFloat16CooperativeMatrixKHR:
-    return "shaderBFloat16CooperativeMatrix";
-  default:
-    return nullptr;
-  }
+  const vk::Capability *row =
+      vk::findCapability(spirv::stringifyCapability(cap).str());
+  return row ? row->feature : nullptr;
 }
 
 /// Walks the host function of the lowered module and records the program.

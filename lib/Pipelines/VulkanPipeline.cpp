@@ -3,6 +3,7 @@
 #include "fx/Pipelines/Pipelines.h"
 
 #include "fx/Codegen/SPIRV/Passes.h"
+#include "fx/Runtime/VulkanDevice.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -25,17 +26,9 @@
 using namespace mlir;
 using namespace mlir::fx;
 
-std::optional<fx::SPIRVTarget> fx::getSPIRVTarget(StringRef target) {
-  // What every supported device has (Vulkan 1.3 desktop GPUs, lavapipe):
-  // 64/16/8-bit integers, f16, 8/16-bit storage buffers and subgroup
-  // operations.
-  static const char *const common[] = {
-      "Shader",          "Int64",
-      "Int16",           "Int8",
-      "Float16",         "StorageBuffer8BitAccess",
-      "StorageBuffer16BitAccess", "GroupNonUniform",
-      "GroupNonUniformArithmetic", "GroupNonUniformBallot",
-      "GroupNonUniformShuffle"};
+std::optional<mlir::fx::SPIRVTarget>
+mlir::fx::getSPIRVTarget(StringRef target) {
+  namespace vk = ::fx::rt::vk;
   SPIRVTarget env;
   if (target.consume_front("caps=")) {
     // spirv-attach-target drops names it does not know: check them here.
@@ -46,46 +39,48 @@ std::optional<fx::SPIRVTarget> fx::getSPIRVTarget(StringRef target) {
         return std::nullopt;
       env.capabilities.push_back(name.str());
     }
-    env.cooperativeMatrix = llvm::is_contained(names, "CooperativeMatrixKHR");
-    env.bf16CooperativeMatrix =
-        env.cooperativeMatrix &&
-        llvm::is_contained(names, "BFloat16CooperativeMatrixKHR");
-  } else if (target == "vulkan13" || target == "lavapipe" ||
-             target == "nvidia-h200") {
-    env.capabilities.assign(std::begin(common), std::end(common));
-    if (target != "vulkan13")
-      env.capabilities.push_back("Float64");
-    if (target == "nvidia-h200") {
-      // Tensor cores through VK_KHR_cooperative_matrix (16x16x16 f16 and,
-      // with VK_KHR_shader_bfloat16, bf16 with f32 accumulators, 32-lane
-      // subgroups).
-      for (const char *cap : {"CooperativeMatrixKHR", "BFloat16TypeKHR",
-                              "BFloat16CooperativeMatrixKHR"})
-        env.capabilities.push_back(cap);
-      env.cooperativeMatrix = env.bf16CooperativeMatrix = true;
-    }
+  } else if (std::optional<vk::DeviceInfo> device =
+                 vk::profileDevice(target.str())) {
+    env.capabilities = vk::capabilitiesFor(*device);
   } else {
     return std::nullopt;
   }
+  env.cooperativeMatrix =
+      llvm::is_contained(env.capabilities, "CooperativeMatrixKHR");
+  env.bf16CooperativeMatrix =
+      env.cooperativeMatrix &&
+      llvm::is_contained(env.capabilities, "BFloat16CooperativeMatrixKHR");
   // Cooperative matrices (tensor cores) need SPV_KHR_cooperative_matrix,
   // which needs SPIR-V 1.6 (Vulkan 1.3 devices).
   env.version = env.cooperativeMatrix ? "v1.6" : "v1.3";
-  env.extensions = {"SPV_KHR_storage_buffer_storage_class",
-                    "SPV_KHR_8bit_storage", "SPV_KHR_16bit_storage"};
-  if (env.cooperativeMatrix)
-    env.extensions.push_back("SPV_KHR_cooperative_matrix");
-  if (env.bf16CooperativeMatrix)
-    env.extensions.push_back("SPV_KHR_bfloat16");
+  env.extensions = {"SPV_KHR_storage_buffer_storage_class"};
+  for (const std::string &name : env.capabilities)
+    if (const vk::Capability *row = vk::findCapability(name))
+      if (row->spirvExtension &&
+          !llvm::is_contained(env.extensions, row->spirvExtension))
+        env.extensions.push_back(row->spirvExtension);
   return env;
 }
 
-std::string fx::SPIRVTarget::str() const {
+std::string mlir::fx::vulkanTargetHelp() {
+  std::string text;
+  for (const ::fx::rt::vk::DeviceProfile &profile :
+       ::fx::rt::vk::deviceProfiles())
+    text += std::string(text.empty() ? "" : "; ") + profile.name +
+            (text.empty() ? " (the default: " : " (") + profile.description +
+            ")";
+  return text + "; or caps=CAP,CAP,... listing SPIR-V capabilities (what "
+                "fx-run --list-devices shows as a device's target)";
+}
+
+std::string mlir::fx::SPIRVTarget::str() const {
   return "ver=" + version + " caps=" + llvm::join(capabilities, ",") +
          " exts=" + llvm::join(extensions, ",") + " client_api=Vulkan";
 }
 
-LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
-                                      const VulkanPipelineOptions &options) {
+LogicalResult
+mlir::fx::buildVulkanPipeline(OpPassManager &pm,
+                              const VulkanPipelineOptions &options) {
   std::optional<SPIRVTarget> target = getSPIRVTarget(options.target);
   if (!target)
     return failure();
@@ -155,7 +150,7 @@ LogicalResult fx::buildVulkanPipeline(OpPassManager &pm,
   return success();
 }
 
-void fx::registerVulkanPipeline() {
+void mlir::fx::registerVulkanPipeline() {
   // Registered by hand rather than with PassPipelineRegistration so that an
   // unknown target is an error of the pipeline text, not a crash.
   registerPassPipeline(
@@ -176,10 +171,8 @@ void fx::registerVulkanPipeline() {
           return errorHandler(parseErrors);
         if (failed(buildVulkanPipeline(pm, options)))
           return errorHandler("fx-vulkan-pipeline: unknown target '" +
-                              options.target +
-                              "' (expected vulkan13, lavapipe, nvidia-h200 "
-                              "or caps=CAP,... with SPIR-V capability "
-                              "names)");
+                              options.target + "' (expected " +
+                              vulkanTargetHelp() + ")");
         return success();
       },
       [](function_ref<void(const detail::PassOptions &)> optHandler) {

@@ -76,12 +76,12 @@ static cl::opt<int64_t>
             cl::desc("Parallel chunks per large CPU op, fixed at compile "
                      "time (0: this machine's hardware threads)"),
             cl::init(0), cl::cat(category));
-static cl::opt<std::string> vulkanTarget(
-    "vulkan-target",
-    cl::desc("SPIR-V target environment: vulkan13 (default; any Vulkan 1.3 "
-             "GPU), lavapipe, nvidia-h200, or caps=CAP,... (what fx-run "
-             "--list-devices reports as a device's target)"),
-    cl::init("vulkan13"), cl::cat(category));
+static const std::string vulkanTargetDesc =
+    "SPIR-V target environment, one of: " + mlir::fx::vulkanTargetHelp();
+static cl::opt<std::string> vulkanTarget("vulkan-target",
+                                         cl::desc(vulkanTargetDesc),
+                                         cl::init("vulkan13"),
+                                         cl::cat(category));
 static cl::opt<int64_t>
     workgroupSize("workgroup-size",
                   cl::desc("Threads per Vulkan workgroup (256)"), cl::init(256),
@@ -165,9 +165,8 @@ int main(int argc, char **argv) {
   if (emit == "spirv")
     wantCPU = false, wantVulkan = true;
   if (wantVulkan && !mlir::fx::getSPIRVTarget(vulkanTarget))
-    return fail("unknown --vulkan-target '" + vulkanTarget +
-                "' (expected vulkan13, lavapipe, nvidia-h200 or caps=CAP,... "
-                "with SPIR-V capability names)");
+    return fail("unknown --vulkan-target '" + vulkanTarget + "' (expected " +
+                mlir::fx::vulkanTargetHelp() + ")");
   std::string output = outputFile;
   if (output.empty()) {
     llvm::SmallString<128> path(inputFile);

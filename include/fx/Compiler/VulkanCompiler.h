@@ -35,7 +35,8 @@ struct VulkanCompileOptions {
   bool reuseTemporaries = true;
 };
 
-/// The `target` option describing what `device` supports.
+/// The `target` option describing what `device` supports: "caps=" and
+/// rt::vk::capabilitiesFor(device) (fx/Runtime/VulkanDevice.h).
 std::string targetForDevice(const rt::vk::DeviceInfo &device);
 
 /// Lowers `module` (FX dialect, consumed) with fx-vulkan-pipeline and

@@ -98,8 +98,8 @@ struct VulkanPipelineOptions
   Option<std::string> target{
       *this, "target",
       llvm::cl::desc("The SPIR-V target environment: a named profile "
-                     "(vulkan13: a generic Vulkan 1.3 desktop GPU; "
-                     "lavapipe: Mesa's software rasterizer; nvidia-h200) or "
+                     "(vulkan13, the default: a generic Vulkan 1.3 desktop "
+                     "GPU; lavapipe; nvidia-h200: with tensor cores) or "
                      "'caps=CAP,CAP...' listing SPIR-V capabilities (what "
                      "fx-run derives from the probed device)"),
       llvm::cl::init("vulkan13")};
@@ -143,6 +143,9 @@ struct SPIRVTarget {
 /// VulkanPipelineOptions::target), or nullopt for an unknown profile or
 /// capability name.
 std::optional<SPIRVTarget> getSPIRVTarget(llvm::StringRef target);
+
+/// The named profiles and the caps= form, for --help texts and errors.
+std::string vulkanTargetHelp();
 
 /// Registers `fx-vulkan-pipeline`.
 void registerVulkanPipeline();

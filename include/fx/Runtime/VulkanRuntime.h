@@ -16,48 +16,15 @@
 
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/Tensor.h"
+#include "fx/Runtime/VulkanDevice.h"
 #include "fx/Runtime/VulkanProgram.h"
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace fx::rt::vk {
-
-/// What the runtime probed of one physical device.
-struct DeviceInfo {
-  uint32_t index = 0;
-  std::string name;
-  /// "discrete GPU", "integrated GPU", "virtual GPU", "CPU" or "other".
-  std::string type;
-  std::string driver;
-  /// Vulkan API version as "major.minor.patch".
-  std::string apiVersion;
-  uint32_t subgroupSize = 0;
-  uint32_t maxSharedMemoryBytes = 0;
-  uint32_t maxWorkgroupInvocations = 0;
-  std::array<uint32_t, 3> maxWorkgroupCount = {0, 0, 0};
-  uint64_t maxStorageBufferRange = 0;
-  uint64_t deviceLocalBytes = 0;
-  /// Device-local memory that is also host-visible covers the whole heap
-  /// (lavapipe, integrated GPUs): buffers are mapped directly, no staging.
-  bool unifiedMemory = false;
-  bool shaderFloat16 = false, shaderFloat64 = false, shaderInt8 = false,
-       shaderInt16 = false, shaderInt64 = false, bfloat16 = false;
-  /// bf16 cooperative matrices (VK_KHR_shader_bfloat16's
-  /// shaderBFloat16CooperativeMatrix with VK_KHR_cooperative_matrix).
-  bool bfloat16CooperativeMatrix = false;
-  bool storageBuffer8BitAccess = false, storageBuffer16BitAccess = false;
-  /// VK_KHR_cooperative_matrix shapes "MxNxK A/B->C" (e.g.
-  /// "16x16x16 f16->f32"); empty without the extension.
-  std::vector<std::string> cooperativeMatrixShapes;
-  bool timestampQueries = false;
-  /// Multi-line human-readable description (what fx-run --list-devices
-  /// prints).
-  std::string describe() const;
-};
 
 struct ContextOptions {
   /// Physical device index; -1: $FX_VULKAN_DEVICE if set, else the first
