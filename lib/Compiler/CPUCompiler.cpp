@@ -181,9 +181,8 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
       if (!llvm::is_contained(host, feature))
         missing += (missing.empty() ? "" : ", ") + feature;
     if (!missing.empty()) {
-      emitError(module.getLoc())
-          << "this host cannot run code for CPU '" << options.cpu
-          << "': it lacks " << missing;
+      emitError(module.getLoc()) << "this host cannot run code for CPU '"
+                                 << options.cpu << "': it lacks " << missing;
       return failure();
     }
   }
@@ -374,7 +373,7 @@ static std::vector<std::string> findLinkLibraries(llvm::StringRef linker,
 /// Links `object` into a shared object with `linker`.
 static FailureOr<std::vector<uint8_t>>
 linkSharedObject(Location loc, llvm::StringRef object,
-                 const CPUCodeOptions &options, llvm::StringRef arch) {
+                 const CPUCompileOptions &options, llvm::StringRef arch) {
   std::string linker = findLinker(options.linker);
   if (linker.empty())
     return emitError(loc)
@@ -435,7 +434,7 @@ linkSharedObject(Location loc, llvm::StringRef object,
 }
 
 FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
-                                      const CPUCodeOptions &options) {
+                                      const CPUCompileOptions &options) {
   Location loc = module.getLoc();
   initializeNativeTarget();
   llvm::Triple triple(llvm::sys::getProcessTriple());
@@ -445,7 +444,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
   if (!target)
     return emitError(loc) << "no LLVM target for " << triple.str() << ": "
                           << error;
-  std::string cpu = options.compile.cpu, features;
+  std::string cpu = options.cpu, features;
   if (cpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures hostFeatures;
@@ -453,15 +452,14 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
       hostFeatures.AddFeature(feature.first(), feature.second);
     features = hostFeatures.getString();
   }
-  std::unique_ptr<llvm::TargetMachine> tm(
-      target->createTargetMachine(triple, cpu, features, llvm::TargetOptions(),
-                                  llvm::Reloc::PIC_, std::nullopt,
-                                  static_cast<llvm::CodeGenOptLevel>(
-                                      std::min(options.compile.optLevel, 3u))));
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, llvm::TargetOptions(), llvm::Reloc::PIC_,
+      std::nullopt,
+      static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u))));
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
-    return unknownCPUError(loc, options.compile.cpu);
+    return unknownCPUError(loc, options.cpu);
 
-  if (failed(lowerToLLVMDialect(module, options.compile)))
+  if (failed(lowerToLLVMDialect(module, options)))
     return failure();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -491,7 +489,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
         !global.getName().starts_with(rt::kCPUImportPrefix))
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::Error err =
-          optimizeModule(llvmModule.get(), options.compile.optLevel, tm.get()))
+          optimizeModule(llvmModule.get(), options.optLevel, tm.get()))
     return emitError(loc) << "LLVM optimization failed: "
                           << llvm::toString(std::move(err));
   if (options.llvmIR) {

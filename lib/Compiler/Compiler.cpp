@@ -6,6 +6,7 @@
 #include "fx/Compiler/Entry.h"
 #include "fx/Compiler/VulkanCompiler.h"
 #include "fx/InitAll.h"
+#include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/Runner.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -69,6 +70,11 @@ static std::string buildIdentity() {
          std::to_string(st.st_mtime);
 }
 
+struct Source::Impl {
+  llvm::SourceMgr sourceMgr;
+  OwningOpRef<ModuleOp> module;
+};
+
 struct Compiler::Impl {
   CompilerOptions options;
   MLIRContext context;
@@ -94,16 +100,21 @@ struct Compiler::Impl {
   class Diagnostics {
   public:
     Diagnostics(MLIRContext &context, llvm::SourceMgr &sourceMgr)
-        : stream(text), handler(sourceMgr, &context, stream) {}
-    rt::Status error(const std::string &fallback) {
-      std::string message = text;
+        : stream(collected), handler(sourceMgr, &context, stream) {}
+    /// What was reported so far, without the final newline.
+    std::string text() const {
+      std::string message = collected;
       while (!message.empty() && message.back() == '\n')
         message.pop_back();
+      return message;
+    }
+    rt::Status error(const std::string &fallback) const {
+      std::string message = text();
       return rt::Status::error(message.empty() ? fallback : message);
     }
 
   private:
-    std::string text;
+    std::string collected;
     llvm::raw_string_ostream stream;
     SourceMgrDiagnosticHandler handler;
   };
@@ -121,34 +132,33 @@ struct Compiler::Impl {
     return vulkan;
   }
 
-  /// Parses `buffer` and compiles it; the diagnostics name `buffer`'s
+  /// Parses `buffer` into a Source; the diagnostics name `buffer`'s
   /// identifier.
-  rt::Result<rt::Artifact>
-  compileBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer) {
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
-    Diagnostics diagnostics(context, sourceMgr);
-    OwningOpRef<ModuleOp> module =
-        parseSourceFile<ModuleOp>(sourceMgr, &context);
-    if (!module)
+  rt::Result<std::unique_ptr<Source>>
+  parse(std::unique_ptr<llvm::MemoryBuffer> buffer) {
+    auto source = std::make_unique<Source::Impl>();
+    source->sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+    Diagnostics diagnostics(context, source->sourceMgr);
+    source->module = parseSourceFile<ModuleOp>(source->sourceMgr, &context);
+    if (!source->module)
       return diagnostics.error("the input is not valid MLIR");
-    return compile(*module, diagnostics);
-  }
-
-  rt::Result<rt::Artifact> compileModule(ModuleOp module) {
-    llvm::SourceMgr sourceMgr;
-    Diagnostics diagnostics(context, sourceMgr);
-    return compile(module, diagnostics);
+    return std::unique_ptr<Source>(new Source(std::move(source)));
   }
 
   /// The options that change the code, as cache key text.
-  std::string optionsKey(const std::string &targetKey) const {
+  std::string optionsKey(const EntryRequest &request,
+                         const std::string &targetKey) const {
     std::string key =
         "target=" + options.target + ";mode=" + modeName(options.mode) +
         ";fusion=" + std::to_string(options.fusion) +
-        ";entry=" + options.entry +
-        ";threads=" + std::to_string(options.threads) + ";" + targetKey;
-    for (const auto &shape : options.argumentShapes) {
+        ";dispatch-regions=" + std::to_string(options.dispatchRegions) +
+        ";vectorize=" + std::to_string(options.vectorize) +
+        ";entry=" + request.name +
+        ";threads=" + std::to_string(options.threads) +
+        ";workgroup=" + std::to_string(options.workgroupSize) + "," +
+        std::to_string(options.rowWorkgroupSize) +
+        ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
+    for (const auto &shape : request.argumentShapes) {
       key += ";shape=";
       for (int64_t d : shape)
         key += std::to_string(d) + "x";
@@ -162,40 +172,73 @@ struct Compiler::Impl {
     return path.str().str();
   }
 
-  rt::Result<rt::Artifact> compile(ModuleOp input, Diagnostics &diagnostics) {
+  /// The SPIR-V target to compile for: options.vulkanTarget, else the
+  /// device's.
+  rt::Result<std::string> vulkanTarget() {
+    if (!options.vulkanTarget.empty()) {
+      if (!mlir::fx::getSPIRVTarget(options.vulkanTarget))
+        return rt::Status::error("unknown Vulkan target '" +
+                                 options.vulkanTarget + "' (expected " +
+                                 mlir::fx::vulkanTargetHelp() + ")");
+      return options.vulkanTarget;
+    }
+    auto context = vulkanContext();
+    if (!context.isOk())
+      return context.status();
+    return targetForDevice(context.value()->device());
+  }
+
+  /// Compiles entry `request` of `input` (not modified) for the target(s)
+  /// of the options, through the cache.
+  rt::Result<rt::ArtifactEntry> compile(ModuleOp input,
+                                        const EntryRequest &request,
+                                        Diagnostics &diagnostics) {
     auto start = std::chrono::steady_clock::now();
     stats = CompileStats();
-    auto finish = [&](rt::Result<rt::Artifact> result) {
+    auto finish = [&](rt::Result<rt::ArtifactEntry> result) {
       stats.milliseconds = rt::millisecondsSince(start);
+      if (result.isOk())
+        stats.diagnostics = diagnostics.text();
       return result;
     };
-    if (options.target != "cpu" && options.target != "vulkan")
+    if (options.target != "cpu" && options.target != "vulkan" &&
+        options.target != "all")
       return rt::Status::error("unknown target '" + options.target +
-                               "' (expected cpu or vulkan)");
+                               "' (expected cpu, vulkan or all)");
+    bool wantCPU = options.target != "vulkan";
+    bool wantVulkan = options.target != "cpu";
 
-    // The entry alone, specialized: what the cache key hashes.
+    // The entry alone, specialized: what the cache key hashes. Dimensions
+    // may stay dynamic for Vulkan programs only.
     EntryShapes shapes;
-    shapes.arguments = options.argumentShapes;
-    shapes.staticHint = "compiled code needs static shapes: give "
-                        "CompilerOptions::argumentShapes";
+    shapes.arguments = request.argumentShapes;
+    shapes.allowDynamic = !wantCPU;
+    shapes.staticHint = request.staticHint.empty()
+                            ? "compiled code needs static shapes: give "
+                              "CompilerOptions::argumentShapes"
+                            : request.staticHint;
     FailureOr<PreparedEntry> prepared =
-        prepareEntry(input, options.entry, shapes);
+        prepareEntry(input, request.name, shapes);
     if (failed(prepared))
       return diagnostics.error("cannot prepare the entry point");
     OwningOpRef<ModuleOp> module = std::move(prepared->module);
     std::string name = prepared->func.getName().str();
-    const rt::FunctionSignature &signature = prepared->signature;
 
     // The cache key: compiler build, options, target, IR.
-    std::string targetKey = "cpu=" + options.cpu;
+    std::string targetKey;
+    if (wantCPU)
+      targetKey += "cpu=" + options.cpu + ";";
     VulkanCompileOptions vulkanOptions;
-    vulkanOptions.fuseElementwise = options.fusion;
-    if (options.target == "vulkan") {
-      auto context = vulkanContext();
-      if (!context.isOk())
-        return context.status();
-      vulkanOptions.target = targetForDevice(context.value()->device());
-      targetKey = "vulkan=" + vulkanOptions.target;
+    if (wantVulkan) {
+      auto target = vulkanTarget();
+      if (!target.isOk())
+        return target.status();
+      vulkanOptions.target = target.value();
+      vulkanOptions.fuseElementwise = options.fusion;
+      vulkanOptions.workgroupSize = options.workgroupSize;
+      vulkanOptions.rowWorkgroupSize = options.rowWorkgroupSize;
+      vulkanOptions.reuseTemporaries = options.reuseTemporaries;
+      targetKey += "vulkan=" + vulkanOptions.target;
     }
     std::string ir;
     {
@@ -204,7 +247,7 @@ struct Compiler::Impl {
     }
     llvm::SHA256 hash;
     for (const std::string &part :
-         {version(), buildIdentity(), optionsKey(targetKey), ir}) {
+         {version(), buildIdentity(), optionsKey(request, targetKey), ir}) {
       hash.update(part);
       hash.update(llvm::StringRef("\0", 1));
     }
@@ -216,17 +259,20 @@ struct Compiler::Impl {
       stats.notes.push_back("reduce-overhead: compiled like default, which "
                             "already replays a recorded command buffer with "
                             "resident parameters");
-    if (options.mode == CompileMode::MaxAutotune && options.target == "cpu")
+    if (options.mode == CompileMode::MaxAutotune && !wantVulkan)
       stats.notes.push_back("max-autotune: nothing to tune on the CPU yet; "
                             "compiled like default");
-    if (!options.cacheDir.empty()) {
+    // A cached entry has no remarks or text to give.
+    bool useCache = !options.cacheDir.empty() && !options.fusionReport &&
+                    !options.keepCPUText;
+    if (useCache) {
       std::string path = cachePath(stats.cacheKey);
       if (llvm::sys::fs::exists(path)) {
         auto cached = rt::readArtifact(path);
         if (cached.isOk() && cached.value().entries.size() == 1 &&
-            cached.value().entries[0].signature == signature) {
+            cached.value().entries[0].signature == prepared->signature) {
           stats.cacheHit = true;
-          return finish(cached.take());
+          return finish(std::move(cached.value().entries[0]));
         }
         stats.notes.push_back("the cached " + path +
                               " is unusable and was replaced" +
@@ -245,19 +291,25 @@ struct Compiler::Impl {
 
     rt::ArtifactEntry entry;
     entry.name = name;
-    entry.signature = signature;
-    if (options.target == "cpu") {
-      CPUCodeOptions cpuOptions;
-      cpuOptions.compile.fuseElementwise = options.fusion;
-      cpuOptions.compile.dispatchRegions = options.fusion;
-      cpuOptions.compile.threads = options.threads;
-      cpuOptions.compile.cpu = options.cpu;
+    entry.signature = prepared->signature;
+    if (wantCPU) {
+      // The pipelines consume their module: the CPU compiles a copy when
+      // Vulkan follows.
+      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
+      CPUCompileOptions cpuOptions;
+      cpuOptions.fuseElementwise = options.fusion;
+      cpuOptions.dispatchRegions = options.fusion && options.dispatchRegions;
+      cpuOptions.fusionReport = options.fusionReport;
+      cpuOptions.vectorize = options.vectorize;
+      cpuOptions.threads = options.threads;
+      cpuOptions.cpu = options.cpu;
+      cpuOptions.linker = options.linker;
       std::string llvmIR, assembly;
-      if (!options.dumpDir.empty()) {
+      if (!options.dumpDir.empty() || options.keepCPUText) {
         cpuOptions.llvmIR = &llvmIR;
         cpuOptions.assembly = &assembly;
       }
-      FailureOr<rt::CPUCode> code = compileCPUCode(*module, name, cpuOptions);
+      FailureOr<rt::CPUCode> code = compileCPUCode(*copy, name, cpuOptions);
       if (failed(code))
         return diagnostics.error("CPU compilation failed");
       if (!options.dumpDir.empty()) {
@@ -266,10 +318,15 @@ struct Compiler::Impl {
         if (rt::Status s = writeText(name + ".s", assembly); !s.isOk())
           return s;
       }
+      if (options.keepCPUText) {
+        stats.llvmIR = std::move(llvmIR);
+        stats.assembly = std::move(assembly);
+      }
       entry.cpu = std::move(*code);
-    } else {
-      auto program =
-          compileVulkan(*module, name, signature, vulkanOptions, diagnostics);
+    }
+    if (wantVulkan) {
+      auto program = compileVulkan(*module, name, entry.signature,
+                                   vulkanOptions, diagnostics);
       if (!program.isOk())
         return program.status();
       if (!options.dumpDir.empty())
@@ -280,16 +337,14 @@ struct Compiler::Impl {
       entry.vulkan = program.take();
     }
 
-    rt::Artifact artifact;
-    artifact.producer = "fx::Compiler (" + version() + ")";
-    artifact.entries.push_back(std::move(entry));
-    if (!options.cacheDir.empty()) {
+    if (useCache) {
       if (std::error_code ec =
               llvm::sys::fs::create_directories(options.cacheDir))
         return rt::Status::error("cannot create the cache directory " +
                                  options.cacheDir + ": " + ec.message());
       // Written under a temporary name and renamed: a reader never sees a
       // partial file, and concurrent writers of one key both succeed.
+      rt::Artifact artifact = artifactOf(entry);
       std::string path = cachePath(stats.cacheKey);
       std::string partial = path + ".partial-" + std::to_string(::getpid());
       if (rt::Status s = rt::writeArtifact(partial, artifact); !s.isOk())
@@ -297,7 +352,14 @@ struct Compiler::Impl {
       if (std::error_code ec = llvm::sys::fs::rename(partial, path))
         return rt::Status::error("cannot write " + path + ": " + ec.message());
     }
-    return finish(std::move(artifact));
+    return finish(std::move(entry));
+  }
+
+  static rt::Artifact artifactOf(rt::ArtifactEntry entry) {
+    rt::Artifact artifact;
+    artifact.producer = "fx::Compiler (" + version() + ")";
+    artifact.entries.push_back(std::move(entry));
+    return artifact;
   }
 
   /// compileForVulkan, or under max-autotune the fastest of several
@@ -394,47 +456,100 @@ const CompilerOptions &Compiler::options() const { return impl->options; }
 MLIRContext &Compiler::context() { return impl->context; }
 const CompileStats &Compiler::lastCompile() const { return impl->stats; }
 
-rt::Result<rt::Artifact>
-Compiler::compileFileToArtifact(const std::string &path) {
+rt::Result<std::unique_ptr<Source>>
+Compiler::parseFile(const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buffer)
     return rt::Status::error(path +
                              ": cannot open: " + buffer.getError().message());
-  return impl->compileBuffer(std::move(*buffer));
+  return impl->parse(std::move(*buffer));
+}
+
+rt::Result<std::unique_ptr<Source>>
+Compiler::parseString(const std::string &text, const std::string &bufferName) {
+  return impl->parse(llvm::MemoryBuffer::getMemBufferCopy(text, bufferName));
+}
+
+rt::Result<DeclaredEntry> Compiler::declaredEntry(Source &source,
+                                                  const std::string &entry) {
+  Impl::Diagnostics diagnostics(impl->context, source.impl().sourceMgr);
+  func::FuncOp func = findEntry(source.module(), entry);
+  if (!func)
+    return diagnostics.error("no entry point '" + entry + "'");
+  FailureOr<rt::FunctionSignature> signature =
+      getSignature(func, /*allowDynamic=*/true);
+  if (failed(signature))
+    return diagnostics.error("the entry point has no runtime signature");
+  return DeclaredEntry{func.getName().str(), std::move(*signature)};
+}
+
+rt::Result<rt::ArtifactEntry>
+Compiler::compileEntry(Source &source, const EntryRequest &request) {
+  Impl::Diagnostics diagnostics(impl->context, source.impl().sourceMgr);
+  return impl->compile(source.module(), request, diagnostics);
+}
+
+/// The request of options.entry and options.argumentShapes.
+static EntryRequest optionsRequest(const CompilerOptions &options) {
+  EntryRequest request;
+  request.name = options.entry;
+  request.argumentShapes = options.argumentShapes;
+  return request;
+}
+
+rt::Result<rt::Artifact>
+Compiler::compileFileToArtifact(const std::string &path) {
+  auto source = parseFile(path);
+  if (!source.isOk())
+    return source.status();
+  auto entry = compileEntry(*source.value(), optionsRequest(impl->options));
+  if (!entry.isOk())
+    return entry.status();
+  return Impl::artifactOf(entry.take());
 }
 
 rt::Result<rt::Artifact>
 Compiler::compileStringToArtifact(const std::string &text,
                                   const std::string &bufferName) {
-  return impl->compileBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, bufferName));
+  auto source = parseString(text, bufferName);
+  if (!source.isOk())
+    return source.status();
+  auto entry = compileEntry(*source.value(), optionsRequest(impl->options));
+  if (!entry.isOk())
+    return entry.status();
+  return Impl::artifactOf(entry.take());
 }
 
-/// Loads the one entry of a compiled artifact onto the compiler's target.
-static rt::Result<std::unique_ptr<rt::Model>>
-loadCompiled(Compiler::Impl &impl, rt::Result<rt::Artifact> artifact) {
-  if (!artifact.isOk())
-    return artifact.status();
+rt::Result<std::unique_ptr<rt::Model>>
+Compiler::load(const rt::Artifact &artifact, const std::string &entry) {
   rt::ModelOptions modelOptions;
-  modelOptions.target = impl.options.target;
-  if (impl.options.target == "vulkan") {
-    auto context = impl.vulkanContext();
+  modelOptions.entry = entry;
+  if (impl->options.target != "all")
+    modelOptions.target = impl->options.target;
+  if (impl->options.target == "vulkan") {
+    auto context = impl->vulkanContext();
     if (!context.isOk())
       return context.status();
     modelOptions.context = context.value();
   }
-  return rt::Model::load(artifact.value(), modelOptions);
+  return rt::Model::load(artifact, modelOptions);
 }
 
 rt::Result<std::unique_ptr<rt::Model>>
 Compiler::compileFile(const std::string &path) {
-  return loadCompiled(*impl, compileFileToArtifact(path));
+  auto artifact = compileFileToArtifact(path);
+  if (!artifact.isOk())
+    return artifact.status();
+  return load(artifact.value());
 }
 
 rt::Result<std::unique_ptr<rt::Model>>
 Compiler::compileString(const std::string &text,
                         const std::string &bufferName) {
-  return loadCompiled(*impl, compileStringToArtifact(text, bufferName));
+  auto artifact = compileStringToArtifact(text, bufferName);
+  if (!artifact.isOk())
+    return artifact.status();
+  return load(artifact.value());
 }
 
 rt::Result<std::unique_ptr<rt::Model>>
@@ -442,7 +557,26 @@ Compiler::compileModule(ModuleOp module) {
   if (module->getContext() != &impl->context)
     return rt::Status::error("the module is not in the compiler's context "
                              "(build it in Compiler::context())");
-  return loadCompiled(*impl, impl->compileModule(module));
+  llvm::SourceMgr sourceMgr;
+  Impl::Diagnostics diagnostics(impl->context, sourceMgr);
+  auto entry =
+      impl->compile(module, optionsRequest(impl->options), diagnostics);
+  if (!entry.isOk())
+    return entry.status();
+  return load(Impl::artifactOf(entry.take()));
+}
+
+Source::Source(std::unique_ptr<Impl> state) : state(std::move(state)) {}
+Source::~Source() = default;
+
+ModuleOp Source::module() const { return *state->module; }
+
+std::vector<std::string> Source::entryPoints() const {
+  std::vector<std::string> names;
+  for (auto func : state->module->getOps<func::FuncOp>())
+    if (func.isPublic() && !func.isExternal())
+      names.push_back(func.getName().str());
+  return names;
 }
 
 } // namespace fx

@@ -8,27 +8,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Compiler/CPUCompiler.h"
-#include "fx/Compiler/Entry.h"
+#include "fx/Compiler/Compiler.h"
+#include "fx/Compiler/CompilerFlags.h"
 #include "fx/Compiler/VulkanCompiler.h"
-#include "fx/InitAll.h"
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/Artifact.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
-#include <chrono>
-
-using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = ::fx::rt;
 
@@ -52,18 +45,6 @@ static cl::opt<std::string>
                     "--cpu), vulkan (SPIR-V kernels for --vulkan-target) or "
                     "all (both; default)"),
            cl::init("all"), cl::cat(category));
-static cl::opt<std::string>
-    cpu("cpu",
-        cl::desc("CPU to compile for: native (this machine's CPU and all "
-                 "its features; default), or an LLVM CPU name such as "
-                 "x86-64-v3 (AVX2) or x86-64-v4 (AVX-512) to run on any CPU "
-                 "of that level"),
-        cl::init("native"), cl::cat(category));
-static cl::opt<std::string>
-    linker("linker",
-           cl::desc("ELF linker for the CPU code (default: ld.lld from PATH "
-                    "or LLVM's bin directory)"),
-           cl::value_desc("path"), cl::cat(category));
 static cl::opt<std::string> emit(
     "emit",
     cl::desc("What to write: artifact (default), llvm-ir (the optimized LLVM "
@@ -82,20 +63,6 @@ static cl::opt<std::string> vulkanTarget("vulkan-target",
                                          cl::desc(vulkanTargetDesc),
                                          cl::init("vulkan13"),
                                          cl::cat(category));
-static cl::opt<int64_t>
-    workgroupSize("workgroup-size",
-                  cl::desc("Threads per Vulkan workgroup (256)"), cl::init(256),
-                  cl::cat(category));
-static cl::opt<int64_t> rowWorkgroupSize(
-    "row-workgroup-size",
-    cl::desc("Most threads per workgroup of row kernels (softmax, layer "
-             "norm; half of it for a lone row reduction; a power of two, "
-             "512)"),
-    cl::init(512), cl::cat(category));
-static cl::opt<bool>
-    noFusion("no-fusion",
-             cl::desc("Disable fusion (elementwise chains and row kernels)"),
-             cl::init(false), cl::cat(category));
 static cl::list<int64_t> dynamicSizes(
     "dynamic-sizes",
     cl::desc("Compile each function with dynamic dimensions once per size, "
@@ -103,11 +70,6 @@ static cl::list<int64_t> dynamicSizes(
              "--dynamic-sizes=1,8,32); the runtime picks the entry of the "
              "inputs' shapes"),
     cl::value_desc("N,..."), cl::CommaSeparated, cl::cat(category));
-static cl::opt<bool> noBufferReuse(
-    "no-buffer-reuse",
-    cl::desc("Give every Vulkan temporary memory of its own instead of "
-             "sharing an arena between temporaries never live at once"),
-    cl::init(false), cl::cat(category));
 static cl::opt<std::string> dumpSPIRV(
     "dump-spirv",
     cl::desc("Also write each kernel's SPIR-V to DIR/<entry>-<n>-<kernel>.spv"),
@@ -120,7 +82,7 @@ static cl::opt<bool> verbose("v",
 namespace {
 
 int fail(const llvm::Twine &message) {
-  llvm::errs() << "fx-compile: error: " << message << "\n";
+  ::fx::printToolError("fx-compile", message.str());
   return 1;
 }
 
@@ -128,6 +90,7 @@ int fail(const llvm::Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  ::fx::registerCompilerFlags(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -177,174 +140,121 @@ int main(int argc, char **argv) {
     output = path.str().str();
   }
 
-  ::fx::registerAllPasses();
-  DialectRegistry registry;
-  ::fx::registerAllDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  // Diagnostics point at the user's source; a dump of the failing op in
-  // generic form would bury them.
-  ctx.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  std::string openError;
-  auto file = openInputFile(inputFile, &openError);
-  if (!file)
-    return fail(openError);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-  if (!module)
-    return 1;
+  ::fx::CompilerOptions options;
+  if (rt::Status s = ::fx::applyCompilerFlags(options); !s.isOk())
+    return fail(s.message());
+  options.target = wantCPU && wantVulkan ? "all" : wantCPU ? "cpu" : "vulkan";
+  options.vulkanTarget = vulkanTarget;
+  options.threads = threads;
+  options.keepCPUText = emit == "llvm-ir" || emit == "asm";
+  ::fx::Compiler compiler(options);
+  auto source = compiler.parseFile(inputFile);
+  if (!source.isOk())
+    return fail(source.message());
 
   std::vector<std::string> names(entries.begin(), entries.end());
   if (names.empty()) {
-    for (auto func : module->getOps<func::FuncOp>())
-      if (func.isPublic() && !func.isExternal())
-        names.push_back(func.getName().str());
+    names = source.value()->entryPoints();
     if (names.empty())
       return fail(inputFile + " has no public function with a body");
+  }
+  for (int64_t size : dynamicSizes)
+    if (size <= 0)
+      return fail("--dynamic-sizes takes positive sizes, got " +
+                  std::to_string(size));
+  // Each entry with dynamic dimensions is compiled once per size. Without
+  // --dynamic-sizes it is compiled as it is: a Vulkan program sized at run
+  // time (the CPU side reports that it needs sizes).
+  std::vector<::fx::EntryRequest> requests;
+  for (const std::string &name : names) {
+    auto declared = compiler.declaredEntry(*source.value(), name);
+    if (!declared.isOk())
+      return fail(declared.message());
+    ::fx::EntryRequest request;
+    request.name = name;
+    request.staticHint =
+        "CPU code needs static shapes: give --dynamic-sizes=N,... to "
+        "compile it for those sizes of its dynamic dimensions (--target "
+        "vulkan compiles one program for all sizes)";
+    const std::vector<rt::TensorSpec> &arguments =
+        declared.value().signature.inputs;
+    bool dynamic = llvm::any_of(arguments, [](const rt::TensorSpec &spec) {
+      return llvm::is_contained(spec.shape, rt::kDynamicDim);
+    });
+    if (!dynamic || dynamicSizes.empty()) {
+      requests.push_back(request);
+      continue;
+    }
+    for (int64_t size : dynamicSizes) {
+      request.argumentShapes.clear();
+      for (const rt::TensorSpec &spec : arguments) {
+        std::vector<int64_t> shape = spec.shape;
+        for (int64_t &dim : shape)
+          if (dim == rt::kDynamicDim)
+            dim = size;
+        request.argumentShapes.push_back(std::move(shape));
+      }
+      requests.push_back(request);
+    }
   }
 
   rt::Artifact artifact;
   artifact.producer = "fx-compile (fx-mlir)";
   std::string text; // --emit=llvm-ir or asm, all entries.
-  for (int64_t size : dynamicSizes)
-    if (size <= 0)
-      return fail("--dynamic-sizes takes positive sizes, got " +
-                  std::to_string(size));
-  // Each entry with dynamic dimensions is compiled once per size.
-  struct Variant {
-    std::string name;
-    /// Argument shapes to specialize to (empty: the function is static).
-    std::vector<std::vector<int64_t>> shapes;
-  };
-  std::vector<Variant> variants;
-  for (const std::string &name : names) {
-    func::FuncOp func = ::fx::findEntry(*module, name);
-    if (!func)
-      return 1; // findEntry said why.
-    bool dynamic = false;
-    for (Type type : func.getArgumentTypes())
-      if (auto tensor = dyn_cast<RankedTensorType>(type))
-        dynamic |= !tensor.hasStaticShape();
-    // Without --dynamic-sizes a dynamic function is compiled as it is: a
-    // Vulkan program sized at run time (the CPU side reports that it needs
-    // sizes).
-    if (!dynamic || dynamicSizes.empty()) {
-      variants.push_back({name, {}});
-      continue;
-    }
-    for (int64_t size : dynamicSizes) {
-      Variant variant{name, {}};
-      for (Type type : func.getArgumentTypes()) {
-        std::vector<int64_t> shape;
-        if (auto tensor = dyn_cast<RankedTensorType>(type))
-          for (int64_t dim : tensor.getShape())
-            shape.push_back(ShapedType::isDynamic(dim) ? size : dim);
-        variant.shapes.push_back(shape);
-      }
-      variants.push_back(std::move(variant));
-    }
-  }
-
-  for (const Variant &variant : variants) {
-    const std::string &name = variant.name;
-    auto start = std::chrono::steady_clock::now();
-    rt::ArtifactEntry entry;
-    entry.name = name;
-    // Each target compiles its own copy: the pipelines consume it.
-    auto prepare = [&](bool allowDynamic) -> OwningOpRef<ModuleOp> {
-      ::fx::EntryShapes shapes;
-      shapes.arguments = variant.shapes;
-      shapes.allowDynamic = allowDynamic;
-      shapes.staticHint =
-          "CPU code needs static shapes: give --dynamic-sizes=N,... to "
-          "compile it for those sizes of its dynamic dimensions (--target "
-          "vulkan compiles one program for all sizes)";
-      FailureOr<::fx::PreparedEntry> prepared =
-          ::fx::prepareEntry(*module, name, shapes);
-      if (failed(prepared))
-        return nullptr;
-      entry.signature = std::move(prepared->signature);
-      return std::move(prepared->module);
-    };
+  for (const ::fx::EntryRequest &request : requests) {
+    auto compiled = compiler.compileEntry(*source.value(), request);
+    const ::fx::CompileStats &stats = compiler.lastCompile();
+    if (!stats.diagnostics.empty())
+      llvm::errs() << stats.diagnostics << "\n";
+    if (!compiled.isOk())
+      return fail(compiled.message());
+    rt::ArtifactEntry entry = compiled.take();
+    const std::string &name = entry.name;
     std::string summary;
-    if (wantCPU) {
-      OwningOpRef<ModuleOp> copy = prepare(/*allowDynamic=*/false);
-      if (!copy)
-        return 1;
-      ::fx::CPUCodeOptions options;
-      options.compile.fuseElementwise = !noFusion;
-      options.compile.dispatchRegions = !noFusion;
-      options.compile.threads = threads;
-      options.compile.cpu = cpu;
-      options.linker = linker;
-      std::string emitted;
-      if (emit == "llvm-ir")
-        options.llvmIR = &emitted;
-      if (emit == "asm")
-        options.assembly = &emitted;
-      FailureOr<rt::CPUCode> code = ::fx::compileCPUCode(*copy, name, options);
-      if (failed(code))
-        return 1;
-      if (!emitted.empty())
+    if (entry.cpu) {
+      const std::string &emitted =
+          emit == "asm" ? stats.assembly : stats.llvmIR;
+      if (options.keepCPUText)
         text +=
             (emit == "asm" ? "# entry " : "; entry ") + name + "\n" + emitted;
-      summary += llvm::formatv("CPU code for {0} ({1} KiB)", code->cpu,
-                               (code->library.size() + 1023) / 1024);
-      entry.cpu = std::move(*code);
+      summary += llvm::formatv("CPU code for {0} ({1} KiB)", entry.cpu->cpu,
+                               (entry.cpu->library.size() + 1023) / 1024);
     }
-    if (wantVulkan) {
-      OwningOpRef<ModuleOp> copy = prepare(/*allowDynamic=*/true);
-      if (!copy)
-        return 1;
-      ::fx::VulkanCompileOptions options;
-      options.fuseElementwise = !noFusion;
-      options.target = vulkanTarget;
-      options.workgroupSize = workgroupSize;
-      options.rowWorkgroupSize = rowWorkgroupSize;
-      options.reuseTemporaries = !noBufferReuse;
-      FailureOr<rt::vk::Program> program =
-          ::fx::compileForVulkan(*copy, name, entry.signature, options);
-      if (failed(program))
-        return 1;
+    if (entry.vulkan) {
+      const rt::vk::Program &program = *entry.vulkan;
       std::string spirvDir = emit == "spirv" ? output : dumpSPIRV.getValue();
       if (!spirvDir.empty())
         if (std::string error =
-                ::fx::writeSPIRVFiles(*program, spirvDir, name + "-");
+                ::fx::writeSPIRVFiles(program, spirvDir, name + "-");
             !error.empty())
           return fail(error);
       uint64_t temporaryBytes = 0;
-      for (const rt::vk::Buffer &buffer : program->buffers)
+      for (const rt::vk::Buffer &buffer : program.buffers)
         if (buffer.kind == rt::vk::Buffer::Kind::Temporary)
           temporaryBytes += buffer.bytes;
       summary += llvm::formatv(
           "{0}{1} kernels, {2} dispatches, {3} buffers, temporaries {4} KiB",
-          summary.empty() ? "" : "; ", program->kernels.size(),
-          program->dispatches.size(), program->buffers.size(),
+          summary.empty() ? "" : "; ", program.kernels.size(),
+          program.dispatches.size(), program.buffers.size(),
           (temporaryBytes + 1023) / 1024);
-      if (program->arenaBytes)
+      if (program.arenaBytes)
         summary += llvm::formatv(" in a {0} KiB arena",
-                                 (program->arenaBytes + 1023) / 1024);
-      entry.vulkan = std::move(*program);
+                                 (program.arenaBytes + 1023) / 1024);
     }
     if (verbose)
       llvm::errs() << llvm::formatv(
           "fx-compile: {0}: {1}; {2:f1} ms\n",
-          name + (variant.shapes.empty()
+          name + (request.argumentShapes.empty()
                       ? std::string()
                       : " (" + entry.signature.inputsString() + ")"),
-          summary,
-          std::chrono::duration<double, std::milli>(
-              std::chrono::steady_clock::now() - start)
-              .count());
+          summary, stats.milliseconds);
     artifact.entries.push_back(std::move(entry));
   }
   if (emit == "spirv")
     return 0;
   if (emit == "llvm-ir" || emit == "asm") {
     std::string error;
-    auto out = openOutputFile(output, &error);
+    auto out = mlir::openOutputFile(output, &error);
     if (!out)
       return fail(error);
     out->os() << text;

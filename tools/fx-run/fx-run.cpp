@@ -7,29 +7,21 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "fx/Compiler/CPUCompiler.h"
-#include "fx/Compiler/Entry.h"
+#include "fx/Compiler/Compiler.h"
+#include "fx/Compiler/CompilerFlags.h"
 #include "fx/Compiler/VulkanCompiler.h"
-#include "fx/InitAll.h"
 #include "fx/Runtime/Artifact.h"
-#include "fx/Runtime/CPUFunction.h"
 #include "fx/Runtime/Model.h"
 #include "fx/Runtime/Parallel.h"
 #include "fx/Runtime/Runner.h"
 #include "fx/Runtime/VulkanRuntime.h"
 
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 
-using namespace mlir;
 namespace cl = llvm::cl;
 namespace rt = fx::rt;
 
@@ -117,37 +109,6 @@ static cl::opt<unsigned>
           cl::desc("Time N runs after 3 warm-up runs; print median, min and "
                    "max, and the compile time"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
-static cl::opt<bool>
-    noFusion("no-fusion",
-             cl::desc("Disable fusion (batch-norm folding, elementwise "
-                      "fusion and dispatch regions), to measure its gain"),
-             cl::init(false), cl::cat(category));
-static cl::opt<bool> noBufferReuse(
-    "no-buffer-reuse",
-    cl::desc("Vulkan: give every temporary memory of its own instead of "
-             "sharing an arena between temporaries never live at once"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> noDispatchRegions(
-    "no-dispatch-regions",
-    cl::desc("Keep elementwise fusion but do not form dispatch regions "
-             "(reductions and convolution epilogues stay separate loops)"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> fusionReport(
-    "fusion-report",
-    cl::desc("Print each dispatch region (root and fused ops, bytes read "
-             "and written) and every producer that did not fuse, with the "
-             "reason, as remarks at the ops' source locations"),
-    cl::init(false), cl::cat(category));
-static cl::opt<bool> noVectorize("no-vectorize",
-                                 cl::desc("Disable tiling and vectorization"),
-                                 cl::init(false), cl::cat(category));
-static cl::opt<std::string>
-    cpu("cpu",
-        cl::desc("CPU the JIT compiles for (--target cpu): native (this "
-                 "machine's CPU and all its features; default), or an LLVM "
-                 "CPU name such as x86-64-v3 (AVX2) to run code for a lesser "
-                 "CPU here"),
-        cl::init("native"), cl::cat(category));
 static cl::opt<unsigned> numThreads(
     "num-threads",
     cl::desc("Threads for parallel loops (default: FX_NUM_THREADS or "
@@ -160,7 +121,7 @@ static cl::opt<bool> printOutputs("print",
 namespace {
 
 int fail(const std::string &message) {
-  llvm::errs() << "fx-run: error: " << message << "\n";
+  fx::printToolError("fx-run", message);
   return rt::kExitError;
 }
 
@@ -168,6 +129,7 @@ int fail(const std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  fx::registerCompilerFlags(category);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -230,178 +192,63 @@ int main(int argc, char **argv) {
   if (profile && target != "vulkan")
     return fail("--profile needs --target=vulkan");
 
-  fx::registerAllPasses();
-  DialectRegistry registry;
-  fx::registerAllDialects(registry);
-  MLIRContext ctx(registry);
-  ctx.loadAllAvailableDialects();
-  // Diagnostics point at the user's source; a dump of the failing op in
-  // generic form would bury them.
-  ctx.printOpOnDiagnostic(false);
+  fx::CompilerOptions options;
+  if (rt::Status s = fx::applyCompilerFlags(options); !s.isOk())
+    return fail(s.message());
+  options.target = target;
+  options.vulkanDevice = device;
+  options.vulkanValidation = vulkanValidation;
+  if (numThreads > 0)
+    rt::setNumThreads(numThreads);
+  options.threads = rt::getNumThreads();
+  fx::Compiler compiler(options);
+  auto source = compiler.parseFile(inputFile);
+  if (!source.isOk())
+    return fail(source.message());
 
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
-  std::string openError;
-  auto file = openInputFile(inputFile, &openError);
-  if (!file)
-    return fail(openError);
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &ctx);
-  if (!module)
-    return rt::kExitError;
-  func::FuncOp func = fx::findEntry(*module, entry);
-  if (!func)
-    return rt::kExitError;
-
-  // Bind every argument: parameters from --weights, others from --input or
-  // random data.
-  std::vector<rt::TensorSpec> argumentSpecs;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    auto type = dyn_cast<RankedTensorType>(func.getArgumentTypes()[i]);
-    std::optional<rt::DType> dtype =
-        type ? fx::toDType(type.getElementType()) : std::nullopt;
-    if (!dtype)
-      return fail("argument " + std::to_string(i) +
-                  " has a type with no runtime dtype");
-    rt::TensorSpec spec{"", *dtype, {}};
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      spec.shape.push_back(type.isDynamicDim(d) ? rt::kDynamicDim
-                                                : type.getDimSize(d));
-    if (auto param = func.getArgAttrOfType<StringAttr>(i, "fx.param")) {
-      spec.name = param.str();
-      spec.parameter = true;
-    }
-    argumentSpecs.push_back(std::move(spec));
-  }
+  // Bind every argument (parameters from --weights, others from --input or
+  // random data), then compile for the shapes bound.
+  auto declared = compiler.declaredEntry(*source.value(), entry);
+  if (!declared.isOk())
+    return fail(declared.message());
   rt::ArgumentSources sources;
   sources.weights = weights;
   sources.inputs = inputs;
   sources.seed = seed;
-  auto bound = rt::bindArguments(func.getName().str(), argumentSpecs, sources);
+  auto bound = rt::bindArguments(declared.value().name,
+                                 declared.value().signature.inputs, sources);
   if (!bound.isOk())
     return fail(bound.message());
   std::vector<rt::Tensor> args = bound.take();
-  std::vector<std::vector<int64_t>> shapes;
-  for (const rt::Tensor &arg : args)
-    shapes.push_back(arg.shape());
 
-  // Compile only the entry point and what it calls, specialized to the
-  // arguments' shapes.
   auto compileStart = std::chrono::steady_clock::now();
-  std::string entryName = func.getName().str();
-  fx::EntryShapes entryShapes;
-  entryShapes.arguments = std::move(shapes);
-  FailureOr<fx::PreparedEntry> prepared =
-      fx::prepareEntry(*module, entryName, entryShapes);
-  if (failed(prepared))
-    return rt::kExitError;
-  module = std::move(prepared->module);
-  const rt::FunctionSignature &signature = prepared->signature;
-  // What runs the compiled graph, whichever the target.
-  rt::Executor executor;
-  std::unique_ptr<fx::JitModule> jitModule;
-  std::optional<rt::CPUFunction> cpuFunction;
-  std::shared_ptr<rt::vk::Context> vulkanContext;
-  std::unique_ptr<rt::vk::Executable> executable;
-  if (target == "cpu") {
-    fx::CPUCompileOptions options;
-    options.fuseElementwise = !noFusion;
-    options.fusionReport = fusionReport;
-    options.dispatchRegions = !noDispatchRegions;
-    options.vectorize = !noVectorize;
-    options.cpu = cpu;
-    if (numThreads > 0) {
-      options.threads = numThreads;
-      rt::setNumThreads(numThreads);
-    } else {
-      options.threads = rt::getNumThreads();
-    }
-    if (!saveArtifact.empty()) {
-      // The artifact gets code compiled ahead of time from a copy (the JIT
-      // consumes the module); same options, for this machine's CPU.
-      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
-      fx::CPUCodeOptions aotOptions;
-      aotOptions.compile = options;
-      FailureOr<rt::CPUCode> code =
-          fx::compileCPUCode(*copy, entryName, aotOptions);
-      if (failed(code))
-        return rt::kExitError;
-      rt::Artifact artifact;
-      artifact.producer = "fx-run (fx-mlir)";
-      rt::ArtifactEntry &saved = artifact.entries.emplace_back();
-      saved.name = entryName;
-      saved.signature = signature;
-      saved.cpu = std::move(*code);
-      if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
-        return fail(s.message());
-    }
-    auto jit = fx::JitModule::compile(*module, options);
-    if (failed(jit))
-      return rt::kExitError;
-    jitModule = std::move(*jit);
-    auto packed = jitModule->lookup(entryName);
-    if (!packed)
-      return fail(llvm::toString(packed.takeError()));
-    cpuFunction.emplace(*packed, signature);
-    executor.run = [&](const std::vector<rt::Tensor> &in) {
-      return cpuFunction->run(in);
-    };
-    executor.runInto = [&](const std::vector<rt::Tensor> &in,
-                           std::vector<rt::Tensor> &out) {
-      return cpuFunction->runInto(in, out);
-    };
-  } else {
-    rt::vk::ContextOptions contextOptions;
-    contextOptions.device = device;
-    contextOptions.validation = vulkanValidation;
-    auto context = rt::vk::Context::create(contextOptions);
-    if (!context.isOk())
-      return fail(context.message());
-    vulkanContext = context.take();
-    fx::VulkanCompileOptions options;
-    options.fuseElementwise = !noFusion;
-    options.target = fx::targetForDevice(vulkanContext->device());
-    options.reuseTemporaries = !noBufferReuse;
-    FailureOr<rt::vk::Program> program =
-        fx::compileForVulkan(*module, entryName, signature, options);
-    if (failed(program))
-      return rt::kExitError;
-    if (!dumpSPIRV.empty())
-      if (std::string error = fx::writeSPIRVFiles(*program, dumpSPIRV, "");
-          !error.empty())
-        return fail(error);
-    if (!saveArtifact.empty()) {
-      rt::Artifact artifact;
-      artifact.producer = "fx-run (fx-mlir)";
-      rt::ArtifactEntry &saved = artifact.entries.emplace_back();
-      saved.name = entryName;
-      saved.signature = signature;
-      saved.vulkan = *program;
-      if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
-        return fail(s.message());
-    }
-    auto loaded = rt::vk::Executable::load(vulkanContext, std::move(*program));
-    if (!loaded.isOk())
-      return fail(loaded.message());
-    executable = loaded.take();
-    if (profile) {
-      rt::Status s = executable->enableProfiling();
-      if (!s.isOk())
-        return fail(s.message());
-      executor.lastProfile = [&] { return executable->lastProfile(); };
-    }
-    executor.run = [&](const std::vector<rt::Tensor> &in) {
-      return executable->run(in);
-    };
-    executor.runInto = [&](const std::vector<rt::Tensor> &in,
-                           std::vector<rt::Tensor> &out) {
-      return executable->runInto(in, out);
-    };
-    executor.validationErrors = [&] {
-      return vulkanContext->validationErrors();
-    };
-    executor.memoryUse = [&] { return executable->memoryUse(); };
-  }
+  fx::EntryRequest request;
+  request.name = entry;
+  for (const rt::Tensor &arg : args)
+    request.argumentShapes.push_back(arg.shape());
+  auto compiled = compiler.compileEntry(*source.value(), request);
+  if (!compiler.lastCompile().diagnostics.empty())
+    llvm::errs() << compiler.lastCompile().diagnostics << "\n";
+  if (!compiled.isOk())
+    return fail(compiled.message());
+  rt::Artifact artifact;
+  artifact.producer = "fx-run (fx-mlir)";
+  artifact.entries.push_back(compiled.take());
+  if (artifact.entries[0].vulkan && !dumpSPIRV.empty())
+    if (std::string error =
+            fx::writeSPIRVFiles(*artifact.entries[0].vulkan, dumpSPIRV, "");
+        !error.empty())
+      return fail(error);
+  if (!saveArtifact.empty())
+    if (rt::Status s = rt::writeArtifact(saveArtifact, artifact); !s.isOk())
+      return fail(s.message());
+  auto model = compiler.load(artifact);
+  if (!model.isOk())
+    return fail(model.message());
+  if (profile)
+    if (rt::Status s = model.value()->enableProfiling(); !s.isOk())
+      return fail(s.message());
+  rt::Executor executor = model.value()->executor();
 
   rt::RunOptions runOptions;
   runOptions.bench = bench;

@@ -255,7 +255,7 @@ TEST(CompilerErrors, FilesTargetsEntriesAndShapes) {
   CompilerOptions tpu;
   tpu.target = "tpu";
   EXPECT_CONTAINS(Compiler(tpu).compileString(kLinear).message(),
-                  "unknown target 'tpu' (expected cpu or vulkan)");
+                  "unknown target 'tpu' (expected cpu, vulkan or all)");
   CompilerOptions entry;
   entry.entry = "nope";
   EXPECT_CONTAINS(Compiler(entry).compileString(kLinear).message(),
@@ -414,6 +414,104 @@ TEST(CompilerArtifacts, SavedArtifactRunsThroughTheRuntime) {
   vulkan.target = "vulkan";
   EXPECT_CONTAINS(rt::Model::loadFile(dir.path("m.fxa"), vulkan).message(),
                   "entry 'linear' has no vulkan code (it has: cpu;");
+}
+
+} // namespace
+
+namespace {
+
+/// A function with a dynamic batch: CPU code needs a size, a Vulkan
+/// program takes any.
+const char *kDynamic = R"mlir(
+func.func @scale(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = fx.exp %x : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %1 = fx.neg %0 : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %1 : tensor<?x4xf32>
+}
+func.func @other(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = fx.relu %x : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+)mlir";
+
+// What fx-run and fx-compile do through the API: parse once, read the
+// declared entries, compile each with its own shapes.
+TEST(CompilerSteps, ParseDeclareAndCompileEntries) {
+  CompilerOptions options;
+  options.target = "all";
+  options.vulkanTarget = "lavapipe"; // a named target needs no device
+  Compiler compiler(options);
+  auto source = compiler.parseString(kDynamic, "two.mlir");
+  ASSERT_TRUE(source.isOk()) << source.message();
+  EXPECT_EQ(source.value()->entryPoints(),
+            (std::vector<std::string>{"scale", "other"}));
+
+  auto declared = compiler.declaredEntry(*source.value(), "scale");
+  ASSERT_TRUE(declared.isOk()) << declared.message();
+  EXPECT_EQ(declared.value().name, "scale");
+  EXPECT_EQ(declared.value().signature.inputs[0].shape,
+            (std::vector<int64_t>{rt::kDynamicDim, 4}));
+  EXPECT_CONTAINS(compiler.declaredEntry(*source.value(), "").message(),
+                  "2 public functions");
+
+  // CPU code needs static shapes: the error says so in the caller's terms.
+  EntryRequest dynamic{"scale", {}, "give a batch size"};
+  EXPECT_CONTAINS(compiler.compileEntry(*source.value(), dynamic).message(),
+                  "two.mlir:2:1: error: argument 0 of 'scale' has the "
+                  "dynamic type 'tensor<?x4xf32>'; give a batch size");
+
+  EntryRequest sized{"scale", {{3, 4}}, ""};
+  auto entry = compiler.compileEntry(*source.value(), sized);
+  ASSERT_TRUE(entry.isOk()) << entry.message();
+  EXPECT_EQ(entry.value().name, "scale");
+  EXPECT_TRUE(entry.value().cpu);
+  EXPECT_TRUE(entry.value().vulkan);
+  EXPECT_EQ(entry.value().signature.inputs[0].shape,
+            (std::vector<int64_t>{3, 4}));
+
+  // Vulkan alone keeps the dimension dynamic.
+  CompilerOptions vulkanOnly = options;
+  vulkanOnly.target = "vulkan";
+  Compiler vulkanCompiler(vulkanOnly);
+  auto vulkanSource = vulkanCompiler.parseString(kDynamic);
+  ASSERT_TRUE(vulkanSource.isOk());
+  auto program = vulkanCompiler.compileEntry(*vulkanSource.value(),
+                                             EntryRequest{"scale", {}, ""});
+  ASSERT_TRUE(program.isOk()) << program.message();
+  EXPECT_FALSE(program.value().cpu);
+  EXPECT_TRUE(program.value().vulkan && program.value().vulkan->isDynamic());
+}
+
+TEST(CompilerSteps, TextRemarksAndTargets) {
+  CompilerOptions options;
+  options.keepCPUText = true;
+  options.fusionReport = true;
+  Compiler compiler(options);
+  auto source = compiler.parseString(kDynamic, "two.mlir");
+  ASSERT_TRUE(source.isOk());
+  auto entry = compiler.compileEntry(*source.value(), {"other", {}, ""});
+  ASSERT_TRUE(entry.isOk()) << entry.message();
+  const CompileStats &stats = compiler.lastCompile();
+  EXPECT_CONTAINS(stats.llvmIR, "define");
+  EXPECT_FALSE(stats.assembly.empty());
+  // The fusion report's remarks, at the user's lines.
+  EXPECT_CONTAINS(stats.diagnostics,
+                  "two.mlir:7:1: remark: 1 dispatch regions");
+
+  CompilerOptions badTarget;
+  badTarget.target = "vulkan";
+  badTarget.vulkanTarget = "gpu9000";
+  Compiler bad(badTarget);
+  EXPECT_CONTAINS(bad.compileString(kLinear).message(),
+                  "unknown Vulkan target 'gpu9000' (expected vulkan13");
+}
+
+TEST(CompilerSteps, ParseErrors) {
+  Compiler compiler;
+  EXPECT_CONTAINS(compiler.parseFile("/nonexistent/m.mlir").message(),
+                  "/nonexistent/m.mlir: cannot open");
+  EXPECT_CONTAINS(compiler.parseString("func.func @f(", "bad.mlir").message(),
+                  "bad.mlir:1:");
 }
 
 } // namespace

@@ -29,8 +29,7 @@ class ExecutionEngine;
 
 namespace fx {
 
-/// Options of CPU compilation (JitModule::compile, and compileCPUCode through
-/// CPUCodeOptions).
+/// Options of CPU compilation (JitModule::compile and compileCPUCode).
 struct CPUCompileOptions {
   /// Fuse elementwise producer/consumer chains (fx-cpu-pipeline option).
   bool fuseElementwise = true;
@@ -49,6 +48,13 @@ struct CPUCompileOptions {
   /// x86-64-v4 (AVX-512), which any CPU of that level runs. The JIT takes it
   /// too, so code for a lesser level can be run and tested on any host.
   std::string cpu = "native";
+  /// compileCPUCode: the ELF linker to run; empty: ld.lld from PATH or
+  /// LLVM's bin dir.
+  std::string linker;
+  /// compileCPUCode: if not null, receives the optimized LLVM IR ...
+  std::string *llvmIR = nullptr;
+  /// ... and the assembly.
+  std::string *assembly = nullptr;
 };
 
 /// Code compiled in memory; functions stay valid while it lives.
@@ -71,24 +77,13 @@ private:
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 
-/// Options of compileCPUCode.
-struct CPUCodeOptions {
-  CPUCompileOptions compile;
-  /// The ELF linker to run; empty: ld.lld from PATH or LLVM's bin dir.
-  std::string linker;
-  /// If not null, receives the optimized LLVM IR.
-  std::string *llvmIR = nullptr;
-  /// If not null, receives the assembly.
-  std::string *assembly = nullptr;
-};
-
 /// Lowers `module` (FX dialect, consumed) with fx-cpu-pipeline, compiles it
 /// with LLVM ahead of time for `options.cpu` and links entry point `entry`
 /// into a shared object the runtime loads (fx/Runtime/CPULibrary.h). Errors
 /// (an unknown CPU, no linker, a link failure) are emitted as diagnostics.
 mlir::FailureOr<rt::CPUCode> compileCPUCode(mlir::ModuleOp module,
                                             llvm::StringRef entry,
-                                            const CPUCodeOptions &options);
+                                            const CPUCompileOptions &options);
 
 } // namespace fx
 

@@ -65,27 +65,62 @@ const char *modeName(CompileMode mode);
 /// The mode of that name, or an error listing the names.
 rt::Result<CompileMode> parseMode(const std::string &name);
 
+/// Everything that decides how the compiler compiles: the one options type
+/// of the embedding API, fx-run and fx-compile (whose flags set these
+/// fields, fx/Compiler/CompilerFlags.h) and the C API.
 struct CompilerOptions {
-  /// cpu or vulkan.
+  /// cpu or vulkan. Compiling to an artifact also takes "all": CPU code
+  /// and a Vulkan program in each entry (what fx-compile writes by
+  /// default).
   std::string target = "cpu";
   CompileMode mode = CompileMode::Default;
-  /// Elementwise fusion and dispatch regions (off: one kernel per op).
+
+  /// Fusion: batch-norm folding, elementwise fusion and dispatch regions
+  /// (off: one kernel per op).
   bool fusion = true;
+  /// With fusion, also form dispatch regions (off: elementwise fusion
+  /// only; reductions and convolution epilogues stay separate loops).
+  bool dispatchRegions = true;
+  /// Emit a remark per dispatch region and per producer that did not fuse,
+  /// at the ops' source locations (CompileStats::diagnostics).
+  bool fusionReport = false;
+
   /// If not empty, each compile writes its input IR
   /// (<entry>.input.mlir) and the code: <entry>.ll and <entry>.s for the
   /// CPU, <entry>-<n>-<kernel>.spv for Vulkan.
   std::string dumpDir;
   /// If not empty, the on-disk compile cache (created if missing).
   std::string cacheDir;
-  /// The function to compile; empty: the only public one.
+  /// The function compileFile/compileString/compileModule compile; empty:
+  /// the only public one.
   std::string entry;
-  /// Shapes for every argument, in order, to specialize dynamic dimensions;
-  /// empty: the arguments must be static.
+  /// Shapes for every argument of `entry`, in order, to specialize dynamic
+  /// dimensions; empty: the arguments must be static.
   std::vector<std::vector<int64_t>> argumentShapes;
+
   /// CPU: native or an LLVM CPU name (x86-64-v3, ...).
   std::string cpu = "native";
   /// CPU: parallel chunks per large op (0: the hardware threads).
   int64_t threads = 0;
+  /// CPU: tile and vectorize (off: scalar loops).
+  bool vectorize = true;
+  /// CPU: the ELF linker; empty: ld.lld from PATH or LLVM's bin dir.
+  std::string linker;
+  /// CPU: keep the optimized LLVM IR and the assembly of each compile in
+  /// CompileStats (fx-compile --emit).
+  bool keepCPUText = false;
+
+  /// Vulkan: the SPIR-V target environment, a named profile (vulkan13,
+  /// lavapipe, nvidia-h200) or "caps=CAP,..."; empty: what the device of
+  /// vulkanDevice supports. A named target compiles without a device.
+  std::string vulkanTarget;
+  /// Vulkan: threads per workgroup of elementwise and loop kernels, and
+  /// the most of row kernels (max-autotune tries others).
+  int64_t workgroupSize = 256;
+  int64_t rowWorkgroupSize = 512;
+  /// Vulkan: plan temporaries into one arena, sharing memory between those
+  /// never live at once.
+  bool reuseTemporaries = true;
   /// Vulkan: the device (-1: FX_VULKAN_DEVICE, else the first discrete
   /// GPU, else 0) and the validation layer.
   int vulkanDevice = -1;
@@ -103,6 +138,51 @@ struct CompileStats {
   /// Remarks for people: what max-autotune chose, a damaged cache file
   /// that was replaced, ...
   std::vector<std::string> notes;
+  /// Warnings and remarks of the compile (the fusion report), as MLIR
+  /// prints them: with locations and the source lines they point at.
+  std::string diagnostics;
+  /// With CompilerOptions::keepCPUText: the CPU code as optimized LLVM IR
+  /// and as assembly (empty for a cache hit).
+  std::string llvmIR, assembly;
+};
+
+/// One function to compile.
+struct EntryRequest {
+  /// Its name; empty: the only public function with a body.
+  std::string name;
+  /// Shapes for every argument, in order, to specialize dynamic dimensions
+  /// to; empty: as declared (dynamic dimensions compile for Vulkan only).
+  std::vector<std::vector<int64_t>> argumentShapes;
+  /// Completes the error for an argument that must be static, in the
+  /// caller's terms (a flag, an option); empty: names argumentShapes.
+  std::string staticHint;
+};
+
+/// A function of a Source as declared.
+struct DeclaredEntry {
+  std::string name;
+  rt::FunctionSignature signature;
+};
+
+/// FX-dialect IR parsed into a compiler's context. Keeps the text, so the
+/// compiler's diagnostics quote the lines they point at.
+class Source {
+public:
+  ~Source();
+  Source(const Source &) = delete;
+  Source &operator=(const Source &) = delete;
+
+  mlir::ModuleOp module() const;
+  /// The public functions with a body, in order: the possible entries.
+  std::vector<std::string> entryPoints() const;
+
+  struct Impl;
+  Impl &impl() { return *state; }
+
+private:
+  friend class Compiler;
+  explicit Source(std::unique_ptr<Impl> state);
+  std::unique_ptr<Impl> state;
 };
 
 /// Compiles FX-dialect IR. Holds an MLIR context with every dialect the
@@ -135,7 +215,29 @@ public:
   compileStringToArtifact(const std::string &text,
                           const std::string &bufferName = "<string>");
 
-  /// What the last compile did.
+  /// The steps of the above, for front ends that bind arguments before
+  /// compiling (fx-run) or write several entries into one artifact
+  /// (fx-compile). Errors carry the diagnostics, with locations.
+  ///
+  /// Parses a file or IR text into context().
+  rt::Result<std::unique_ptr<Source>> parseFile(const std::string &path);
+  rt::Result<std::unique_ptr<Source>>
+  parseString(const std::string &text,
+              const std::string &bufferName = "<string>");
+  /// Entry `entry` (empty: the only public function) as declared: its
+  /// name and signature (dynamic dimensions are kDynamicDim), to bind
+  /// arguments before choosing shapes.
+  rt::Result<DeclaredEntry> declaredEntry(Source &source,
+                                          const std::string &entry);
+  /// Compiles one entry for options().target (through the cache).
+  rt::Result<rt::ArtifactEntry> compileEntry(Source &source,
+                                             const EntryRequest &request);
+  /// Loads entry `entry` (empty: the only one) of an artifact onto
+  /// options().target, on the compiler's Vulkan device if it has one.
+  rt::Result<std::unique_ptr<rt::Model>> load(const rt::Artifact &artifact,
+                                              const std::string &entry = "");
+
+  /// What the last compile (of an entry) did.
   const CompileStats &lastCompile() const;
 
   /// "fx-mlir <version>": part of every cache key.

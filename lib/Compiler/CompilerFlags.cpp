@@ -1,0 +1,125 @@
+//===- CompilerFlags.cpp - the compiler's command-line flags --------------===//
+
+#include "fx/Compiler/CompilerFlags.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+
+namespace cl = llvm::cl;
+
+namespace {
+
+struct Flags {
+  explicit Flags(cl::OptionCategory &category)
+      : mode("mode",
+             cl::desc("Compilation mode, as torch.compile's: default, "
+                      "reduce-overhead (like default: runs already replay "
+                      "recorded commands), max-autotune (Vulkan: time "
+                      "several workgroup sizes on the device, keep the "
+                      "fastest)"),
+             cl::init("default"), cl::cat(category)),
+        cpu("cpu",
+            cl::desc("CPU to compile for: native (this machine's CPU and "
+                     "all its features; default), or an LLVM CPU name such "
+                     "as x86-64-v3 (AVX2) or x86-64-v4 (AVX-512), whose code "
+                     "any CPU of that level runs"),
+            cl::init("native"), cl::cat(category)),
+        linker("linker",
+               cl::desc("ELF linker for the CPU code (default: ld.lld from "
+                        "PATH or LLVM's bin directory)"),
+               cl::value_desc("path"), cl::cat(category)),
+        noFusion("no-fusion",
+                 cl::desc("Disable fusion (batch-norm folding, elementwise "
+                          "fusion, dispatch regions and row kernels): one "
+                          "kernel per op, to measure what fusion gains"),
+                 cl::init(false), cl::cat(category)),
+        noDispatchRegions(
+            "no-dispatch-regions",
+            cl::desc("CPU: keep elementwise fusion but form no dispatch "
+                     "regions (reductions and convolution epilogues stay "
+                     "separate loops)"),
+            cl::init(false), cl::cat(category)),
+        fusionReport(
+            "fusion-report",
+            cl::desc("CPU: print each dispatch region (root and fused ops, "
+                     "bytes read and written) and every producer that did "
+                     "not fuse, with the reason, as remarks at the ops' "
+                     "source locations"),
+            cl::init(false), cl::cat(category)),
+        noVectorize("no-vectorize",
+                    cl::desc("CPU: disable tiling and vectorization"),
+                    cl::init(false), cl::cat(category)),
+        workgroupSize("workgroup-size",
+                      cl::desc("Vulkan: threads per workgroup of elementwise "
+                               "and loop kernels (256)"),
+                      cl::init(256), cl::cat(category)),
+        rowWorkgroupSize(
+            "row-workgroup-size",
+            cl::desc("Vulkan: most threads per workgroup of row kernels "
+                     "(softmax, layer norm; half of it for a lone row "
+                     "reduction; a power of two, 512)"),
+            cl::init(512), cl::cat(category)),
+        noBufferReuse(
+            "no-buffer-reuse",
+            cl::desc("Vulkan: give every temporary memory of its own instead "
+                     "of sharing an arena between temporaries never live at "
+                     "once"),
+            cl::init(false), cl::cat(category)),
+        cacheDir("cache-dir",
+                 cl::desc("Keep compiled code in this directory and reuse it "
+                          "when the same IR is compiled with the same "
+                          "options for the same target"),
+                 cl::value_desc("DIR"), cl::cat(category)) {}
+
+  cl::opt<std::string> mode, cpu, linker;
+  cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
+  cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
+  cl::opt<bool> noBufferReuse;
+  cl::opt<std::string> cacheDir;
+};
+
+std::unique_ptr<Flags> &flags() {
+  static std::unique_ptr<Flags> instance;
+  return instance;
+}
+
+} // namespace
+
+void fx::registerCompilerFlags(cl::OptionCategory &category) {
+  if (!flags())
+    flags() = std::make_unique<Flags>(category);
+}
+
+fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
+  const Flags *f = flags().get();
+  if (!f)
+    return rt::Status::error("registerCompilerFlags was not called");
+  rt::Result<CompileMode> mode = parseMode(f->mode);
+  if (!mode.isOk())
+    return rt::Status::error("--mode: " + mode.message());
+  options.mode = mode.value();
+  options.cpu = f->cpu;
+  options.linker = f->linker;
+  options.fusion = !f->noFusion;
+  options.dispatchRegions = !f->noDispatchRegions;
+  options.fusionReport = f->fusionReport;
+  options.vectorize = !f->noVectorize;
+  for (int64_t size : {int64_t(f->workgroupSize), int64_t(f->rowWorkgroupSize)})
+    if (size <= 0)
+      return rt::Status::error("workgroup sizes must be positive, got " +
+                               std::to_string(size));
+  options.workgroupSize = f->workgroupSize;
+  options.rowWorkgroupSize = f->rowWorkgroupSize;
+  options.reuseTemporaries = !f->noBufferReuse;
+  options.cacheDir = f->cacheDir;
+  return rt::Status::ok();
+}
+
+void fx::printToolError(llvm::StringRef tool, const std::string &message) {
+  llvm::StringRef firstLine = llvm::StringRef(message).split('\n').first;
+  if (firstLine.contains(": error: "))
+    llvm::errs() << message << "\n";
+  else
+    llvm::errs() << tool << ": error: " << message << "\n";
+}
