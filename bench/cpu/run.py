@@ -2,6 +2,12 @@
 """CPU benchmark of fx-mlir against OpenBLAS, oneDNN and memory bandwidth.
 
 Usage: bench/cpu/run.py [--build DIR] [--runs N] [--out bench/results]
+                        [--cpu native] [--cpu x86-64-v3] ...
+
+--cpu picks the CPU levels fx-mlir compiles for (default: native), each a
+column of the table: code for x86-64-v3 (AVX2, 16 vector registers) runs on
+an AVX-512 host too, so both levels are measured on any recent x86-64
+machine. The table names this machine's CPU.
 
 Everything is measured in one run on this machine: fx-run --bench for the
 compiled graphs (inputs from NumPy, outputs checked against a float64 NumPy
@@ -80,13 +86,34 @@ def run_fx(fx_run, mlir, entry, inputs, ref, runs, tmp, rtol, atol,
             "correct": ok, "max_abs_error": err.group(1) if err else "?"}
 
 
+def cpu_name():
+    """The model name of this machine's CPU and its vector ISA."""
+    name, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "model name" and name == "unknown CPU":
+                    name = value.strip()
+                if key.strip() == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    isa = ("AVX-512" if "avx512f" in flags else
+           "AVX2" if "avx2" in flags else "SSE")
+    return f"{name} ({isa}, {os.cpu_count()} hardware threads)"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--cpu", action="append",
+                    help="CPU level to compile for (repeat; default native)")
     args = ap.parse_args()
+    levels = args.cpu or ["native"]
     fx_run = os.path.join(args.build, "bin", "fx-run")
     baselines = run_baselines(build_baselines(args.build), args.runs)
     rng = np.random.default_rng(0)
@@ -99,21 +126,23 @@ def main():
         ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
         gflops = lambda ms: 2 * n ** 3 / (ms * 1e-3) / 1e9
         for t in (1, 2):
-            r = run_fx(fx_run, "matmul.mlir", f"matmul_{n}", [a, b], ref,
-                       args.runs, tmp, 1e-3, 1e-3, ["--num-threads", str(t)])
-            data[f"matmul_{n}_t{t}"] = r
-            key = f"openblas_sgemm_{n}_t{t}"
-            threads = f"{t} thread{'s' if t > 1 else ''}"
-            if key in baselines:
-                b_ms = baselines[key][0]
-                rows.append((f"matmul {n}^3 f32, {threads}",
-                             f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
-                             f"OpenBLAS: {b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
-                             f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
-            else:
-                rows.append((f"matmul {n}^3 f32 (odd size), {threads}",
-                             f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
-                             "-", "-", r["correct"]))
+            for level in levels:
+                r = run_fx(fx_run, "matmul.mlir", f"matmul_{n}", [a, b], ref,
+                           args.runs, tmp, 1e-3, 1e-3,
+                           ["--num-threads", str(t), "--cpu", level])
+                data[f"matmul_{n}_t{t}_{level}"] = r
+                key = f"openblas_sgemm_{n}_t{t}"
+                threads = f"{t} thread{'s' if t > 1 else ''}"
+                if key in baselines:
+                    b_ms = baselines[key][0]
+                    rows.append((f"matmul {n}^3 f32, {threads}", level,
+                                 f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
+                                 f"OpenBLAS: {b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
+                                 f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
+                else:
+                    rows.append((f"matmul {n}^3 f32 (odd size), {threads}", level,
+                                 f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
+                                 "-", "-", r["correct"]))
 
     x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
     w = (rng.standard_normal((64, 64, 3, 3)) * 0.1).astype(np.float32)
@@ -122,13 +151,13 @@ def main():
                                      torch.from_numpy(w).double(),
                                      padding=1).float().numpy()
     flops = 2 * 64 * 56 * 56 * 64 * 9
-    for t in (1, 2):
+    for t, level in [(t, level) for t in (1, 2) for level in levels]:
         r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref, args.runs,
-                   tmp, 1e-3, 1e-3, ["--num-threads", str(t)])
-        data[f"conv3x3_t{t}"] = r
+                   tmp, 1e-3, 1e-3, ["--num-threads", str(t), "--cpu", level])
+        data[f"conv3x3_t{t}_{level}"] = r
         key = f"onednn_conv3x3_1x64x56x56_t{t}"
         b_ms = baselines[key][0]
-        rows.append((f"conv 3x3 1x64x56x56 -> 64, {t} thread{'s' if t > 1 else ''}",
+        rows.append((f"conv 3x3 1x64x56x56 -> 64, {t} thread{'s' if t > 1 else ''}", level,
                      f"{r['median_ms']:.3f} ms ({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
                      f"oneDNN: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
                      f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
@@ -137,49 +166,56 @@ def main():
     xs = rng.standard_normal(n).astype(np.float32)
     ys = rng.standard_normal(n).astype(np.float32)
     ref = np.tanh(np.maximum(xs.astype(np.float64) * 2 + 1, 0) * ys).astype(np.float32)
-    r = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
-               args.runs, tmp, 1e-5, 1e-6, ["--num-threads", "1"])
-    data["chain4"] = r
     stream_ms = baselines["stream_add_2x64MiB_in_64MiB_out"][0]
     bytes_moved = 3 * 4 * n
     bw = bytes_moved / (stream_ms * 1e-3) / 1e9
-    rows.append(("elementwise chain of 4 ops, 2^24 f32, 1 thread",
-                 f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
-                 f"measured bandwidth (add, same traffic): {stream_ms:.2f} ms ({bw:.1f} GB/s)",
-                 f"{stream_ms / r['median_ms']:.2f}x", r["correct"]))
+    for level in levels:
+        r = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
+                   args.runs, tmp, 1e-5, 1e-6,
+                   ["--num-threads", "1", "--cpu", level])
+        data[f"chain4_{level}"] = r
+        rows.append(("elementwise chain of 4 ops, 2^24 f32, 1 thread", level,
+                     f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
+                     f"measured bandwidth (add, same traffic): {stream_ms:.2f} ms ({bw:.1f} GB/s)",
+                     f"{stream_ms / r['median_ms']:.2f}x", r["correct"]))
     for nofuse in (True,):
         r2 = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
                     max(3, args.runs // 3), tmp, 1e-5, 1e-6,
                     ["--no-fusion", "--num-threads", "1"])
         data["chain4_unfused"] = r2
-        rows.append(("  same, --no-fusion", f"{r2['median_ms']:.2f} ms", "", "",
-                     r2["correct"]))
+        rows.append(("  same, --no-fusion", "native", f"{r2['median_ms']:.2f} ms",
+                     "", "", r2["correct"]))
 
     s = rng.standard_normal((4096, 4096)).astype(np.float32)
     s64 = s.astype(np.float64)
     e = np.exp(s64 - s64.max(-1, keepdims=True))
     ref = (e / e.sum(-1, keepdims=True)).astype(np.float32)
-    r = run_fx(fx_run, "elementwise.mlir", "softmax", [s], ref, args.runs,
-               tmp, 1e-5, 1e-7, ["--num-threads", "1"])
-    data["softmax"] = r
     bytes_moved = 2 * 4 * 4096 * 4096
-    rows.append(("softmax 4096x4096 f32 (rows), 1 thread",
-                 f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
-                 f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
-                 f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))
+    for level in levels:
+        r = run_fx(fx_run, "elementwise.mlir", "softmax", [s], ref, args.runs,
+                   tmp, 1e-5, 1e-7, ["--num-threads", "1", "--cpu", level])
+        data[f"softmax_{level}"] = r
+        rows.append(("softmax 4096x4096 f32 (rows), 1 thread", level,
+                     f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
+                     f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
+                     f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))
 
-    header = ("| workload | fx-mlir (CPU) | reference (same threads) | reference/fx time | numbers ok |\n"
-              "|---|---|---|---|---|")
+    header = (f"Machine: {cpu_name()}. fx-mlir's code is compiled for the "
+              "CPU level of its row (native: this CPU and all its "
+              "features).\n\n"
+              "| workload | code for | fx-mlir (CPU) | reference (same threads) | reference/fx time | numbers ok |\n"
+              "|---|---|---|---|---|---|")
     table = header + "\n" + "\n".join(
-        f"| {a} | {b} | {c} | {d} | {'yes' if ok else 'NO'} |"
-        for a, b, c, d, ok in rows)
+        f"| {a} | {lv} | {b} | {c} | {d} | {'yes' if ok else 'NO'} |"
+        for a, lv, b, c, d, ok in rows)
     print(table)
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "cpu.json"), "w") as f:
-        json.dump({"fx": data, "baselines": baselines}, f, indent=2)
+        json.dump({"machine": cpu_name(), "fx": data,
+                   "baselines": baselines}, f, indent=2)
     with open(os.path.join(args.out, "cpu.md"), "w") as f:
         f.write("# CPU benchmark (bench/cpu/run.py)\n\n" + table + "\n")
-    return 0 if all(r[4] for r in rows) else 1
+    return 0 if all(r[5] for r in rows) else 1
 
 
 if __name__ == "__main__":

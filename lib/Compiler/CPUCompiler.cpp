@@ -82,12 +82,35 @@ JitModule::JitModule(std::unique_ptr<ExecutionEngine> engine)
 
 JitModule::~JitModule() = default;
 
-/// Lowers `module` with fx-cpu-pipeline to the LLVM dialect and checks that
-/// its entry points follow the runtime's calling convention.
-static LogicalResult lowerToLLVMDialect(ModuleOp module,
-                                        const CPUCompileOptions &options) {
+/// The vector registers of the CPU `subtarget` describes: bits per
+/// register and how many there are, which the tiling sizes its vectors and
+/// matmul register tiles by.
+static std::pair<int64_t, int64_t>
+vectorRegisters(const llvm::MCSubtargetInfo &subtarget) {
+  const llvm::Triple &triple = subtarget.getTargetTriple();
+  if (triple.isX86()) {
+    if (subtarget.checkFeatures("+avx512f"))
+      return {512, 32};
+    if (subtarget.checkFeatures("+avx"))
+      return {256, 16};
+    return {128, 16};
+  }
+  if (triple.isAArch64())
+    return {128, 32}; // NEON
+  return {128, 16};
+}
+
+/// Lowers `module` with fx-cpu-pipeline for the CPU `subtarget` describes
+/// to the LLVM dialect and checks that its entry points follow the
+/// runtime's calling convention.
+static LogicalResult
+lowerToLLVMDialect(ModuleOp module, const CPUCompileOptions &options,
+                   const llvm::MCSubtargetInfo &subtarget) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
+  auto [bits, registers] = vectorRegisters(subtarget);
+  pipelineOptions.vectorBits = bits;
+  pipelineOptions.vectorRegisters = registers;
   pipelineOptions.fuseElementwise = options.fuseElementwise;
   pipelineOptions.fusionReport = options.fusionReport;
   pipelineOptions.dispatchRegions = options.dispatchRegions;
@@ -187,7 +210,7 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
     }
   }
   // The target is known good: lower (the slow part) only now.
-  if (failed(lowerToLLVMDialect(module, options)))
+  if (failed(lowerToLLVMDialect(module, options, *(*tm)->getMCSubtargetInfo())))
     return failure();
   // The options hold a function_ref: the transformer must outlive create().
   llvm::TargetMachine *targetMachine = tm->get();
@@ -459,7 +482,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
     return unknownCPUError(loc, options.cpu);
 
-  if (failed(lowerToLLVMDialect(module, options)))
+  if (failed(lowerToLLVMDialect(module, options, *tm->getMCSubtargetInfo())))
     return failure();
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =

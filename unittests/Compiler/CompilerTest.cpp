@@ -8,14 +8,19 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Compiler/Compiler.h"
+#include "fx/Runtime/Runner.h"
 #include "fx/Runtime/Safetensors.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <random>
 #include <string>
+#include <thread>
 
 using namespace fx;
 using fx::rt::DType;
@@ -228,6 +233,86 @@ TEST_P(CompilerTest, RunErrorsNameTheInput) {
   EXPECT_CONTAINS(
       m.runInto({tensor(DType::F32, {2, 3}, {})}, outputs).message(),
       "output 0");
+}
+
+/// Graphs large enough that CPU code splits its loops over the thread pool.
+const char *kStressGraphs[] = {
+    R"mlir(
+func.func @rows(%x: tensor<128x512xf32>) -> tensor<128x512xf32> {
+  %0 = fx.softmax %x {dim = 1 : i64} : (tensor<128x512xf32>) -> tensor<128x512xf32>
+  %1 = fx.sigmoid %0 : (tensor<128x512xf32>) -> tensor<128x512xf32>
+  return %1 : tensor<128x512xf32>
+})mlir",
+    R"mlir(
+func.func @mm(%a: tensor<96x80xf32>, %b: tensor<80x112xf32>) -> tensor<96x112xf32> {
+  %0 = fx.mm %a, %b : (tensor<96x80xf32>, tensor<80x112xf32>) -> tensor<96x112xf32>
+  %1 = fx.relu %0 : (tensor<96x112xf32>) -> tensor<96x112xf32>
+  return %1 : tensor<96x112xf32>
+})mlir",
+    R"mlir(
+func.func @sum(%x: tensor<256x300xf32>) -> tensor<300xf32> {
+  %0 = fx.exp %x : (tensor<256x300xf32>) -> tensor<256x300xf32>
+  %1 = fx.sum %0 {dim = array<i64: 0>} : (tensor<256x300xf32>) -> tensor<300xf32>
+  return %1 : tensor<300xf32>
+})mlir"};
+
+// Threads x models x calls: distinct models from their own threads and one
+// model from several threads at once, every output bit-identical to the
+// single-threaded run's (run under ThreadSanitizer once: see the note in
+// docs/Testing.md).
+TEST_P(CompilerTest, ConcurrentRunsMatchSingleThreadedRuns) {
+  Compiler compiler(options());
+  struct Case {
+    std::unique_ptr<rt::Model> model;
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> expected;
+  };
+  std::vector<Case> cases;
+  std::mt19937_64 rng(7);
+  for (const char *graph : kStressGraphs) {
+    auto model = compiler.compileString(graph);
+    ASSERT_TRUE(model.isOk()) << model.message();
+    Case c;
+    c.model = model.take();
+    for (const rt::TensorSpec &spec : c.model->signature().inputs) {
+      auto input = rt::makeRandom(spec, rng);
+      ASSERT_TRUE(input.isOk());
+      c.inputs.push_back(input.take());
+    }
+    auto expected = c.model->run(c.inputs);
+    ASSERT_TRUE(expected.isOk()) << expected.message();
+    c.expected = expected.take();
+    cases.push_back(std::move(c));
+  }
+  auto same = [](const Tensor &a, const Tensor &b) {
+    return a.byteSize() == b.byteSize() &&
+           std::memcmp(a.data(), b.data(), a.byteSize()) == 0;
+  };
+  constexpr int kThreadsPerModel = 3, kCalls = 12;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (size_t m = 0; m < cases.size(); ++m)
+    for (int t = 0; t < kThreadsPerModel; ++t)
+      threads.emplace_back([&, m, t] {
+        Case &c = cases[m];
+        for (int call = 0; call < kCalls; ++call) {
+          // Half the calls allocate their outputs, half write into ours.
+          if ((call + t) % 2) {
+            auto outputs = c.model->run(c.inputs);
+            if (!outputs.isOk() || !same(outputs.value()[0], c.expected[0]))
+              ++failures;
+          } else {
+            std::vector<Tensor> outputs = {
+                Tensor::allocate(c.expected[0].dtype(), c.expected[0].shape())};
+            if (!c.model->runInto(c.inputs, outputs).isOk() ||
+                !same(outputs[0], c.expected[0]))
+              ++failures;
+          }
+        }
+      });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Targets, CompilerTest,

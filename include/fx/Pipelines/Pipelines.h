@@ -44,6 +44,20 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "registers (fx-cpu-tile-and-vectorize); off gives plain "
                      "scalar loops"),
       llvm::cl::init(true)};
+  Option<int64_t> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Bits per vector register of the target CPU (512: "
+                     "AVX-512, 256: AVX2, 128: SSE or NEON): the vector "
+                     "width of elementwise and reduction tiles and, with "
+                     "vector-registers, the matmul register tile. fx-run, "
+                     "fx-compile and fx::Compiler derive both from the CPU "
+                     "they compile for"),
+      llvm::cl::init(512)};
+  Option<int64_t> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Vector registers of the target CPU (32 with AVX-512 "
+                     "or NEON, 16 with AVX2 or SSE)"),
+      llvm::cl::init(32)};
   Option<int64_t> threads{
       *this, "threads",
       llvm::cl::desc("Split large ops into this many parallel chunks run on "

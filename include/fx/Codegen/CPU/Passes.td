@@ -43,8 +43,9 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
-           "Elements per vector for elementwise and reduction tiles (16 f32 "
-           "lanes is one AVX-512 register)">,
+           "Elements per vector for elementwise and reduction tiles "
+           "(fx-cpu-pipeline sets it, tile-m and tile-n from its "
+           "vector-bits and vector-registers)">,
     Option<"tileM", "tile-m", "int64_t", /*default=*/"8",
            "Rows of a contraction tile">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
