@@ -497,27 +497,28 @@ static EntryRequest optionsRequest(const CompilerOptions &options) {
   return request;
 }
 
-rt::Result<rt::Artifact>
-Compiler::compileFileToArtifact(const std::string &path) {
-  auto source = parseFile(path);
+/// Compiles options.entry of a parsed source into a one-entry artifact.
+static rt::Result<rt::Artifact>
+compileToArtifact(Compiler &compiler,
+                  rt::Result<std::unique_ptr<Source>> source) {
   if (!source.isOk())
     return source.status();
-  auto entry = compileEntry(*source.value(), optionsRequest(impl->options));
+  auto entry = compiler.compileEntry(*source.value(),
+                                     optionsRequest(compiler.options()));
   if (!entry.isOk())
     return entry.status();
-  return Impl::artifactOf(entry.take());
+  return Compiler::Impl::artifactOf(entry.take());
+}
+
+rt::Result<rt::Artifact>
+Compiler::compileFileToArtifact(const std::string &path) {
+  return compileToArtifact(*this, parseFile(path));
 }
 
 rt::Result<rt::Artifact>
 Compiler::compileStringToArtifact(const std::string &text,
                                   const std::string &bufferName) {
-  auto source = parseString(text, bufferName);
-  if (!source.isOk())
-    return source.status();
-  auto entry = compileEntry(*source.value(), optionsRequest(impl->options));
-  if (!entry.isOk())
-    return entry.status();
-  return Impl::artifactOf(entry.take());
+  return compileToArtifact(*this, parseString(text, bufferName));
 }
 
 rt::Result<std::unique_ptr<rt::Model>>
