@@ -129,6 +129,10 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   VectorTransferToSCFOptions transfers;
   transfers.enableFullUnroll();
   pm.addPass(createConvertVectorToSCFPass(transfers));
+  // Unrolled transfers of strided 1-element rows leave loops of one
+  // iteration (256 per 3x3 convolution tile); LLVM's loop passes would
+  // spend seconds on thousands of them. Canonicalization inlines them.
+  pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
