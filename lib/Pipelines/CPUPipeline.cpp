@@ -124,20 +124,23 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Parallel chunks (scf.forall) become outlined bodies ...
   pm.addPass(createFXOutlineForall());
-  // Loops, then LLVM.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Loops, then LLVM. The per-function stages run on the functions in
+  // parallel (MLIR's context thread pool): after outlining, every parallel
+  // chunk is a function of its own.
+  OpPassManager &funcs = pm.nest<func::FuncOp>();
+  funcs.addPass(createConvertLinalgToLoopsPass());
   VectorTransferToSCFOptions transfers;
   transfers.enableFullUnroll();
-  pm.addPass(createConvertVectorToSCFPass(transfers));
+  funcs.addPass(createConvertVectorToSCFPass(transfers));
   // Unrolled transfers of strided 1-element rows leave loops of one
   // iteration (256 per 3x3 convolution tile); LLVM's loop passes would
   // spend seconds on thousands of them. Canonicalization inlines them.
-  pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  funcs.addPass(createCanonicalizerPass());
+  funcs.addPass(vector::createLowerVectorMaskPass());
+  funcs.addPass(createLowerAffinePass());
+  funcs.addPass(createSCFToControlFlowPass());
+  funcs.addPass(memref::createExpandStridedMetadataPass());
+  funcs.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToFuncs());
   pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
