@@ -141,13 +141,16 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   funcs.addPass(createSCFToControlFlowPass());
   funcs.addPass(memref::createExpandStridedMetadataPass());
   funcs.addPass(createLowerAffinePass());
+  // To LLVM: the passes that add declarations to the module run on it,
+  // the others per function (in parallel), in the same order.
   pm.addPass(createConvertMathToFuncs());
-  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertMathToLLVMPass());
+  pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  OpPassManager &scalars = pm.nest<func::FuncOp>();
+  scalars.addPass(createArithToLLVMConversionPass());
+  scalars.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   // ... called through the runtime's thread pool.
   pm.addPass(createFXForallToRuntime());
