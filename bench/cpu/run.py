@@ -27,6 +27,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import cpu_name  # noqa: E402
 
 
 def build_baselines(build):
@@ -84,24 +86,6 @@ def run_fx(fx_run, mlir, entry, inputs, ref, runs, tmp, rtol, atol,
     return {"median_ms": float(m.group(1)), "min_ms": float(m.group(2)),
             "max_ms": float(m.group(3)), "compile_ms": float(c.group(1)),
             "correct": ok, "max_abs_error": err.group(1) if err else "?"}
-
-
-def cpu_name():
-    """The model name of this machine's CPU and its vector ISA."""
-    name, flags = "unknown CPU", set()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and name == "unknown CPU":
-                    name = value.strip()
-                if key.strip() == "flags" and not flags:
-                    flags = set(value.split())
-    except OSError:
-        pass
-    isa = ("AVX-512" if "avx512f" in flags else
-           "AVX2" if "avx2" in flags else "SSE")
-    return f"{name} ({isa}, {os.cpu_count()} hardware threads)"
 
 
 def main():

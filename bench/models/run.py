@@ -6,7 +6,7 @@ Usage: bench/models/run.py [--build DIR] [--runs N] [--size S] [--threads T]
                            [--out bench/results] [MODEL ...]
 
 For each model: import time (make_fx + FX emission), compile time (fx-run's
-JIT compile), our median run time and eager PyTorch's median (same threads,
+compile through fx::Compiler), our median run time and eager PyTorch's median (same threads,
 same seeded input and weights), and the relative L2 error against eager.
 Writes models.md and models.json.
 """
@@ -19,6 +19,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import cpu_name  # noqa: E402
 ZOO = os.path.join(ROOT, "test", "Integration", "Models", "Inputs", "zoo.py")
 
 MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convnext_tiny",
@@ -63,7 +65,8 @@ def main():
             print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
 
     lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs 1x3x{args.size}x{args.size}, "
-             f"median of {args.runs} runs; eager = Debian's PyTorch in the same run).", "",
+             f"median of {args.runs} runs; eager = Debian's PyTorch in the same run).",
+             f"Machine: {cpu_name()}; fx-mlir compiles for its CPU (native).", "",
              "| model | status | import s | compile s | fx-mlir ms | eager ms | eager/fx | rel L2 vs eager |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
