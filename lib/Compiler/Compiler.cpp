@@ -295,7 +295,10 @@ struct Compiler::Impl {
     if (wantCPU) {
       // The pipelines consume their module: the CPU compiles a copy when
       // Vulkan follows.
-      OwningOpRef<ModuleOp> copy = cast<ModuleOp>((*module)->clone());
+      OwningOpRef<ModuleOp> copy;
+      if (wantVulkan)
+        copy = cast<ModuleOp>((*module)->clone());
+      ModuleOp cpuModule = wantVulkan ? *copy : *module;
       CPUCompileOptions cpuOptions;
       cpuOptions.fuseElementwise = options.fusion;
       cpuOptions.dispatchRegions = options.fusion && options.dispatchRegions;
@@ -309,7 +312,7 @@ struct Compiler::Impl {
         cpuOptions.llvmIR = &llvmIR;
         cpuOptions.assembly = &assembly;
       }
-      FailureOr<rt::CPUCode> code = compileCPUCode(*copy, name, cpuOptions);
+      FailureOr<rt::CPUCode> code = compileCPUCode(cpuModule, name, cpuOptions);
       if (failed(code))
         return diagnostics.error("CPU compilation failed");
       if (!options.dumpDir.empty()) {

@@ -21,72 +21,48 @@ constexpr const char *kF16Fragments = "16x16x16 f16->f32";
 constexpr const char *kBF16Fragments = "16x16x16 bf16->f32";
 
 /// Rows: SPIR-V capability, Vulkan feature, SPIR-V extension, the fragment
-/// shape and subgroup size the compiler's kernels need; then a capability
-/// listed earlier that must come with it and one more feature it needs.
-struct Row {
-  Capability capability;
-  const char *withCapability;
-  const char *alsoFeature;
-};
-
-const std::vector<Row> &rows() {
-  static const std::vector<Row> table = {
+/// shape and subgroup size the compiler's kernels need, a capability listed
+/// earlier that must come with it and one more feature it needs.
+const std::vector<Capability> &table() {
+  static const std::vector<Capability> rows = {
       // Vulkan 1.1 guarantees basic subgroup operations for compute; the
       // arithmetic, ballot and shuffle classes are universal on desktop
       // GPUs and lavapipe.
-      {{"Shader", nullptr, nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"GroupNonUniform", nullptr, nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"GroupNonUniformArithmetic", nullptr, nullptr, nullptr, 0},
-       nullptr,
+      {"Shader", nullptr, nullptr, nullptr, 0, nullptr, nullptr},
+      {"GroupNonUniform", nullptr, nullptr, nullptr, 0, nullptr, nullptr},
+      {"GroupNonUniformArithmetic", nullptr, nullptr, nullptr, 0, nullptr,
        nullptr},
-      {{"GroupNonUniformBallot", nullptr, nullptr, nullptr, 0},
-       nullptr,
+      {"GroupNonUniformBallot", nullptr, nullptr, nullptr, 0, nullptr, nullptr},
+      {"GroupNonUniformShuffle", nullptr, nullptr, nullptr, 0, nullptr,
        nullptr},
-      {{"GroupNonUniformShuffle", nullptr, nullptr, nullptr, 0},
-       nullptr,
-       nullptr},
-      {{"Int64", "shaderInt64", nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"Int16", "shaderInt16", nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"Int8", "shaderInt8", nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"Float16", "shaderFloat16", nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"Float64", "shaderFloat64", nullptr, nullptr, 0}, nullptr, nullptr},
-      {{"StorageBuffer8BitAccess", "storageBuffer8BitAccess",
-        "SPV_KHR_8bit_storage", nullptr, 0},
-       nullptr,
-       nullptr},
-      {{"StorageBuffer16BitAccess", "storageBuffer16BitAccess",
-        "SPV_KHR_16bit_storage", nullptr, 0},
-       nullptr,
-       nullptr},
+      {"Int64", "shaderInt64", nullptr, nullptr, 0, nullptr, nullptr},
+      {"Int16", "shaderInt16", nullptr, nullptr, 0, nullptr, nullptr},
+      {"Int8", "shaderInt8", nullptr, nullptr, 0, nullptr, nullptr},
+      {"Float16", "shaderFloat16", nullptr, nullptr, 0, nullptr, nullptr},
+      {"Float64", "shaderFloat64", nullptr, nullptr, 0, nullptr, nullptr},
+      {"StorageBuffer8BitAccess", "storageBuffer8BitAccess",
+       "SPV_KHR_8bit_storage", nullptr, 0, nullptr, nullptr},
+      {"StorageBuffer16BitAccess", "storageBuffer16BitAccess",
+       "SPV_KHR_16bit_storage", nullptr, 0, nullptr, nullptr},
       // Tensor cores (VK_KHR_cooperative_matrix).
-      {{"CooperativeMatrixKHR", "cooperativeMatrix",
-        "SPV_KHR_cooperative_matrix", kF16Fragments, kCooperativeSubgroup},
-       nullptr,
-       nullptr},
+      {"CooperativeMatrixKHR", "cooperativeMatrix",
+       "SPV_KHR_cooperative_matrix", kF16Fragments, kCooperativeSubgroup,
+       nullptr, nullptr},
       // bf16 fragments (VK_KHR_shader_bfloat16). bf16 values appear only in
       // cooperative-matrix kernels (other kernels hold bf16 as i16 bits), so
       // the two come together.
-      {{"BFloat16TypeKHR", "shaderBFloat16Type", "SPV_KHR_bfloat16",
-        kBF16Fragments, kCooperativeSubgroup},
-       "CooperativeMatrixKHR",
+      {"BFloat16TypeKHR", "shaderBFloat16Type", "SPV_KHR_bfloat16",
+       kBF16Fragments, kCooperativeSubgroup, "CooperativeMatrixKHR",
        "shaderBFloat16CooperativeMatrix"},
-      {{"BFloat16CooperativeMatrixKHR", "shaderBFloat16CooperativeMatrix",
-        "SPV_KHR_bfloat16", kBF16Fragments, kCooperativeSubgroup},
-       "CooperativeMatrixKHR",
-       "shaderBFloat16Type"},
+      {"BFloat16CooperativeMatrixKHR", "shaderBFloat16CooperativeMatrix",
+       "SPV_KHR_bfloat16", kBF16Fragments, kCooperativeSubgroup,
+       "CooperativeMatrixKHR", "shaderBFloat16Type"},
   };
-  return table;
+  return rows;
 }
 
-/// The features a profile's devices have.
-struct Profile {
-  DeviceProfile profile;
-  std::vector<std::string> features;
-  uint32_t subgroupSize;
-  std::vector<std::string> cooperativeMatrixShapes;
-};
-
-const std::vector<Profile> &profiles() {
+/// The named profiles: the features such devices have.
+const std::vector<DeviceProfile> &profileTable() {
   static const std::vector<std::string> common = {"shaderInt64",
                                                   "shaderInt16",
                                                   "shaderInt8",
@@ -98,19 +74,21 @@ const std::vector<Profile> &profiles() {
     list.insert(list.end(), more.begin(), more.end());
     return list;
   };
-  static const std::vector<Profile> table = {
-      {{"vulkan13", "any Vulkan 1.3 desktop GPU: 8/16/64-bit integers, f16, "
-                    "8/16-bit storage, subgroup operations"},
+  static const std::vector<DeviceProfile> table = {
+      {"vulkan13",
+       "any Vulkan 1.3 desktop GPU: 8/16/64-bit integers, f16, 8/16-bit "
+       "storage, subgroup operations",
        common,
        0,
        {}},
-      {{"lavapipe", "Mesa's CPU device: vulkan13 and f64"},
+      {"lavapipe",
+       "Mesa's CPU device: vulkan13 and f64",
        with(common, {"shaderFloat64"}),
        0,
        {}},
-      {{"nvidia-h200",
-        "lavapipe's features and tensor cores: f16 and bf16 cooperative "
-        "matrices on 32-lane subgroups"},
+      {"nvidia-h200",
+       "lavapipe's features and tensor cores: f16 and bf16 cooperative "
+       "matrices on 32-lane subgroups",
        with(common, {"shaderFloat64", "cooperativeMatrix", "shaderBFloat16Type",
                      "shaderBFloat16CooperativeMatrix"}),
        kCooperativeSubgroup,
@@ -137,14 +115,10 @@ std::string formatBytes(uint64_t bytes) {
 
 } // namespace
 
-const std::vector<Capability> &fx::rt::vk::capabilities() {
-  static const std::vector<Capability> list = [] {
-    std::vector<Capability> result;
-    for (const Row &row : rows())
-      result.push_back(row.capability);
-    return result;
-  }();
-  return list;
+const std::vector<Capability> &fx::rt::vk::capabilities() { return table(); }
+
+const std::vector<DeviceProfile> &fx::rt::vk::deviceProfiles() {
+  return profileTable();
 }
 
 const Capability *fx::rt::vk::findCapability(std::string_view name) {
@@ -170,36 +144,25 @@ const std::vector<std::string> &fx::rt::vk::deviceFeatures() {
 
 std::vector<std::string> fx::rt::vk::capabilitiesFor(const DeviceInfo &device) {
   std::vector<std::string> result;
-  for (const Row &row : rows()) {
-    const Capability &c = row.capability;
+  for (const Capability &c : table()) {
     if ((c.feature && !device.hasFeature(c.feature)) ||
         (c.cooperativeMatrixShape &&
          !contains(device.cooperativeMatrixShapes, c.cooperativeMatrixShape)) ||
         (c.subgroupSize && device.subgroupSize != c.subgroupSize) ||
-        (row.withCapability && !contains(result, row.withCapability)) ||
-        (row.alsoFeature && !device.hasFeature(row.alsoFeature)))
+        (c.withCapability && !contains(result, c.withCapability)) ||
+        (c.alsoFeature && !device.hasFeature(c.alsoFeature)))
       continue;
     result.push_back(c.name);
   }
   return result;
 }
 
-const std::vector<DeviceProfile> &fx::rt::vk::deviceProfiles() {
-  static const std::vector<DeviceProfile> list = [] {
-    std::vector<DeviceProfile> result;
-    for (const Profile &profile : profiles())
-      result.push_back(profile.profile);
-    return result;
-  }();
-  return list;
-}
-
 std::optional<DeviceInfo> fx::rt::vk::profileDevice(std::string_view name) {
-  for (const Profile &profile : profiles()) {
-    if (name != profile.profile.name)
+  for (const DeviceProfile &profile : deviceProfiles()) {
+    if (name != profile.name)
       continue;
     DeviceInfo device;
-    device.name = profile.profile.name;
+    device.name = profile.name;
     device.type = "profile";
     device.features = profile.features;
     device.subgroupSize = profile.subgroupSize;

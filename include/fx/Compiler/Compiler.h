@@ -177,10 +177,10 @@ public:
   std::vector<std::string> entryPoints() const;
 
   struct Impl;
-  Impl &impl() { return *state; }
 
 private:
   friend class Compiler;
+  Impl &impl() { return *state; }
   explicit Source(std::unique_ptr<Impl> state);
   std::unique_ptr<Impl> state;
 };

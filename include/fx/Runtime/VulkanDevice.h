@@ -73,9 +73,13 @@ struct Capability {
   const char *spirvExtension;
   /// Conditions of the compiler's kernels rather than of Vulkan: the
   /// cooperative-matrix kernel uses this fragment shape (null: any device
-  /// with the feature) on subgroups of this size (0: any).
+  /// with the feature) on subgroups of this size (0: any) ...
   const char *cooperativeMatrixShape;
   uint32_t subgroupSize;
+  /// ... and comes only with this capability listed earlier (null: none)
+  /// and this further feature (null: none).
+  const char *withCapability;
+  const char *alsoFeature;
 };
 
 /// Every capability the compiler may declare, in the order it lists them.
@@ -90,10 +94,14 @@ const std::vector<std::string> &deviceFeatures();
 /// The SPIR-V capabilities kernels for `device` may use, in table order.
 std::vector<std::string> capabilitiesFor(const DeviceInfo &device);
 
-/// A device the compiler targets by name, without the device at hand.
+/// A device the compiler targets by name, without the device at hand: what
+/// such devices have.
 struct DeviceProfile {
   const char *name;
   const char *description;
+  std::vector<std::string> features;
+  uint32_t subgroupSize;
+  std::vector<std::string> cooperativeMatrixShapes;
 };
 /// The named profiles (fx-compile --vulkan-target), first the default.
 const std::vector<DeviceProfile> &deviceProfiles();
