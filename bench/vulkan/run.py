@@ -59,11 +59,22 @@ WORKLOADS = {
                               "small": [[128, 96], [96, 64]]}, "f16"),
     "matmul_bf16": ("matmul", {"full": [[4096, 4096], [4096, 4096]],
                                "small": [[128, 96], [96, 64]]}, "bf16"),
+    "linear_f32": ("linear", {"full": [[4096, 4096], [4096, 4096]],
+                              "small": [[128, 96], [64, 96]]}, "f32"),
     "conv3x3_relu": ("conv_relu", {"full": [[32, 64, 56, 56], [64, 64, 3, 3]],
                                    "small": [[2, 8, 14, 14], [8, 8, 3, 3]]}, "f32"),
     "resnet18": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
+    "mobilenet_v2": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
+    "efficientnet_b0": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
+    "convnext_tiny": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
     "transformer_encoder": ("model", {"full": [[8, 128, 256]], "small": [[2, 16, 256]]}, "f32"),
+    "densenet121_b16": ("model", {"full": [[16, 3, 224, 224]], "small": [[2, 3, 64, 64]]}, "f32"),
+    "resnet50_b32": ("model", {"full": [[32, 3, 224, 224]], "small": [[2, 3, 64, 64]]}, "f32"),
 }
+
+# Models whose numbers depend on the precision policy (--precision of
+# fx-compile): compiled once per level given to `prepare --precisions`.
+PRECISION_KINDS = ("matmul", "linear", "conv_relu", "model")
 
 MLIR_TYPE = {"f32": "f32", "f16": "f16", "bf16": "bf16"}
 
@@ -120,6 +131,9 @@ def fx_text(kind, shapes, dtype):
     elif kind == "matmul":
         out = tensor_type([shapes[0][0], shapes[1][1]], dtype)
         body = f"  %r = fx.mm %a0, %a1 : ({t[0]}, {t[1]}) -> {out}\n"
+    elif kind == "linear":
+        out = tensor_type([shapes[0][0], shapes[1][0]], dtype)
+        body = f"  %r = fx.linear %a0, %a1 : ({t[0]}, {t[1]}) -> {out}\n"
     elif kind == "conv_relu":
         n, c, h, w = shapes[0]
         out = tensor_type([n, shapes[1][0], h, w], dtype)
@@ -135,9 +149,11 @@ def fx_text(kind, shapes, dtype):
 def make_model(name, torch):
     """The PyTorch module of a model workload, seeded (same on both machines)."""
     torch.manual_seed(0)
-    if name == "resnet18":
+    base = name.split("_b")[0] if name.startswith(("densenet", "resnet50")) else name
+    if base in ("resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "convnext_tiny",
+                "densenet121"):
         import torchvision
-        return torchvision.models.resnet18().eval()
+        return getattr(torchvision.models, base)().eval()
     if name == "transformer_encoder":
         layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=8, dim_feedforward=1024,
                                                  batch_first=True)
@@ -150,6 +166,7 @@ def prepare(args):
     compile_bin = os.path.join(args.build, "bin", "fx-compile")
     size = "small" if args.small else "full"
     manifest = {"target": args.target, "size": size, "workloads": []}
+    precisions = args.precisions.split(",")
     for name, (kind, shapes_by_size, dtype) in WORKLOADS.items():
         if args.only and name not in args.only:
             continue
@@ -170,20 +187,25 @@ def prepare(args):
         else:
             with open(mlir, "w") as f:
                 f.write(fx_text(kind, shapes, dtype))
-        start = time.time()
-        cmd = [compile_bin, mlir, "--target=vulkan", f"--vulkan-target={args.target}",
-               "-v", "-o", os.path.join(args.dir, entry["artifact"])]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"{name}: fx-compile failed:\n{proc.stderr}")
-        # The buffer plan: temporaries' total size and the arena they share.
-        m = re.search(r"temporaries (\d+) KiB(?: in a (\d+) KiB arena)?", proc.stderr)
-        if m:
-            entry["temporaries_kib"] = int(m.group(1))
-            entry["arena_kib"] = int(m.group(2) or 0)
-        entry["compile_s"] = round(time.time() - start, 2)
-        print(f"{name}: compiled in {entry['compile_s']} s", file=sys.stderr)
-        manifest["workloads"].append(entry)
+        levels = precisions if kind in PRECISION_KINDS and dtype == "f32" else [precisions[0]]
+        for precision in levels:
+            variant = dict(entry, precision=precision,
+                           artifact=f"{name}.{precision}.fxa")
+            start = time.time()
+            cmd = [compile_bin, mlir, "--target=vulkan", f"--vulkan-target={args.target}",
+                   f"--precision={precision}", "-v",
+                   "-o", os.path.join(args.dir, variant["artifact"])]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                sys.exit(f"{name}: fx-compile failed:\n{proc.stderr}")
+            # The buffer plan: temporaries' total size and the arena they share.
+            m = re.search(r"temporaries (\d+) KiB(?: in a (\d+) KiB arena)?", proc.stderr)
+            if m:
+                variant["temporaries_kib"] = int(m.group(1))
+                variant["arena_kib"] = int(m.group(2) or 0)
+            variant["compile_s"] = round(time.time() - start, 2)
+            print(f"{name} ({precision}): compiled in {variant['compile_s']} s", file=sys.stderr)
+            manifest["workloads"].append(variant)
     shutil.copy(os.path.join(args.build, "bin", "fxrt-run"), args.dir)
     with open(os.path.join(args.dir, "workloads.json"), "w") as f:
         json.dump(manifest, f, indent=1)
@@ -207,6 +229,7 @@ def measure(args):
     work = tempfile.mkdtemp(prefix="fx-vulkan-bench-")
     fxrt = os.path.join(args.dir, "fxrt-run")
     rows = []
+    torch_times = {}
     info = {"device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
             "torch": torch.__version__, "target": manifest["target"],
             "size": manifest["size"], "runs": args.runs, "rows": rows}
@@ -255,6 +278,7 @@ def measure(args):
             "--output", out_path, "--bench", str(args.runs), "--profile"]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         row = {"name": name, "kind": kind, "dtype": dtype, "shapes": shapes,
+               "precision": w.get("precision", "highest"),
                "compile_s": w.get("compile_s"),
                "temporaries_kib": w.get("temporaries_kib"),
                "arena_kib": w.get("arena_kib")}
@@ -290,20 +314,28 @@ def measure(args):
         if not checked.ok:
             row["check_error"] = checked.message
         # PyTorch on the device, inputs resident (bf16: the graph's f32
-        # inputs as bf16, what the matmul reads).
-        xs = [t.to(device) for t in inputs]
-        if dtype == "bf16":
-            xs = [x.bfloat16() for x in xs]
-        with torch.no_grad():
-            try:
-                row["eager_ms"] = time_ms(lambda: fn(*xs), torch, args.runs)
-            except Exception as e:  # noqa: BLE001 - reported, not fatal
-                row["eager_error"] = str(e)[:500]
-            try:
-                compiled = torch.compile(fn)
-                row["compile_ms"] = time_ms(lambda: compiled(*xs), torch, args.runs)
-            except Exception as e:  # noqa: BLE001 - reported, not fatal
-                row["compile_error"] = str(e)[:500]
+        # inputs as bf16, what the matmul reads), once per workload (not per
+        # precision level): eager, torch.compile and, with --reduce-overhead,
+        # torch.compile(mode="reduce-overhead") (CUDA graphs).
+        if name not in torch_times:
+            xs = [t.to(device) for t in inputs]
+            if dtype == "bf16":
+                xs = [x.bfloat16() for x in xs]
+            times = torch_times[name] = {}
+            modes = [("eager", None)]
+            if not args.eager_only:
+                modes.append(("compile", "default"))
+                if args.reduce_overhead:
+                    modes.append(("reduce_overhead", "reduce-overhead"))
+            with torch.no_grad():
+                for key, mode in modes:
+                    try:
+                        f = fn if mode is None else torch.compile(fn, mode=mode)
+                        times[key + "_ms"] = time_ms(lambda: f(*xs), torch, args.runs)
+                    except Exception as e:  # noqa: BLE001 - reported, not fatal
+                        times[key + "_error"] = str(e)[:500]
+                torch._dynamo.reset() if hasattr(torch, "_dynamo") else None
+        row.update(torch_times[name])
         row["bytes"], row["flops"] = cost(kind, shapes, dtype, w)
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
@@ -333,6 +365,7 @@ def torch_fn(kind, torch):
         "layer_norm": lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b),
         "sum_last": lambda x: x.sum(-1),
         "matmul": lambda a, b: a @ b,
+        "linear": lambda a, w: F.linear(a, w),
         "conv_relu": lambda x, w: F.conv2d(x, w, padding=1).relu(),
     }[kind]
 
@@ -369,6 +402,9 @@ def cost(kind, shapes, dtype, w):
     if kind == "matmul":
         (m, k), (_, n) = shapes
         return (m * k + k * n + m * n) * size, 2 * m * n * k
+    if kind == "linear":
+        (m, k), (n, _) = shapes
+        return (m * k + k * n + m * n) * size, 2 * m * n * k
     if kind == "conv_relu":
         n, c, h, wd = shapes[0]
         f = shapes[1][0]
@@ -382,12 +418,13 @@ def render(info):
 
     lines = [f"Device: {info['device']}, torch {info['torch']}, fx-mlir target {info['target']}, "
              f"{info['size']} sizes, median of {info['runs']} runs.", "",
-             "| workload | fx GPU ms | fx wall ms | eager ms | torch.compile ms | fx rate | "
-             "compile rate | rel L2 | fx dispatches |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| workload | precision | fx GPU ms | fx wall ms | eager ms | torch.compile ms | "
+             "reduce-overhead ms | fx rate | compile rate | rel L2 | fx dispatches |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in info["rows"]:
         if "error" in r:
-            lines.append(f"| {r['name']} | error: {r['error'].splitlines()[-1][:80]} |||||||")
+            lines.append(f"| {r['name']} | {r.get('precision', '-')} | error: "
+                         f"{r['error'].splitlines()[-1][:80]} |||||||||")
             continue
 
         def rate(ms):
@@ -398,8 +435,10 @@ def render(info):
             if r.get("bytes"):
                 return f"{r['bytes'] / ms / 1e9:.2f} TB/s"
             return "-"
-        lines.append(f"| {r['name']} | {fmt(r.get('fx_gpu_ms'))} | {fmt(r.get('fx_wall_ms'))} | "
+        lines.append(f"| {r['name']} | {r.get('precision', '-')} | {fmt(r.get('fx_gpu_ms'))} | "
+                     f"{fmt(r.get('fx_wall_ms'))} | "
                      f"{fmt(r.get('eager_ms'))} | {fmt(r.get('compile_ms'))} | "
+                     f"{fmt(r.get('reduce_overhead_ms'))} | "
                      f"{rate(r.get('fx_gpu_ms'))} | {rate(r.get('compile_ms'))} | "
                      f"{'refused: ' + r['check_error'] if r.get('check_error') else fmt(r.get('rel_l2'), '.2e')} | "
                      f"{r.get('fx_steps', '-')} |")
@@ -424,11 +463,18 @@ def main():
     p.add_argument("--target", default="nvidia-h200")
     p.add_argument("--small", action="store_true")
     p.add_argument("--only", nargs="*")
+    p.add_argument("--precisions", default="high",
+                   help="comma-separated fx-compile --precision levels for f32 "
+                        "matmuls, convolutions and models (the first for the rest)")
     m = sub.add_parser("measure")
     m.add_argument("--dir", default=os.path.join(ROOT, "bench", "vulkan", "artifacts"))
     m.add_argument("--out", default=os.environ.get("OUT", "/tmp/fx-vulkan-bench"))
     m.add_argument("--runs", type=int, default=20)
     m.add_argument("--only", nargs="*")
+    m.add_argument("--eager-only", action="store_true",
+                   help="time PyTorch eager only (no torch.compile)")
+    m.add_argument("--reduce-overhead", action="store_true",
+                   help="also torch.compile(mode='reduce-overhead') (CUDA graphs)")
     r = sub.add_parser("report")
     r.add_argument("json")
     r.add_argument("--md")

@@ -157,7 +157,7 @@ struct Compiler::Impl {
         ";threads=" + std::to_string(options.threads) +
         ";workgroup=" + std::to_string(options.workgroupSize) + "," +
         std::to_string(options.rowWorkgroupSize) +
-        ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
+        ";precision=" + options.precision + ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
     for (const auto &shape : request.argumentShapes) {
       key += ";shape=";
       for (int64_t d : shape)
@@ -236,6 +236,7 @@ struct Compiler::Impl {
       vulkanOptions.target = target.value();
       vulkanOptions.fuseElementwise = options.fusion;
       vulkanOptions.workgroupSize = options.workgroupSize;
+      vulkanOptions.precision = options.precision;
       vulkanOptions.rowWorkgroupSize = options.rowWorkgroupSize;
       vulkanOptions.reuseTemporaries = options.reuseTemporaries;
       targetKey += "vulkan=" + vulkanOptions.target;

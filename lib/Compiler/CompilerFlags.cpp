@@ -60,6 +60,17 @@ struct Flags {
                      "(softmax, layer norm; half of it for a lone row "
                      "reduction; a power of two, 512)"),
             cl::init(512), cl::cat(category)),
+        precision(
+            "precision",
+            cl::desc("Vulkan: how f32 matmuls and convolutions use the "
+                     "tensor cores of devices with cooperative matrices, as "
+                     "torch.set_float32_matmul_precision: 'highest' (true "
+                     "f32 on the SIMT cores), 'high' (the default: bf16x3, "
+                     "three bf16 products per f32 one, about 16 bits of "
+                     "mantissa, more than the TF32 of PyTorch's "
+                     "convolutions), 'medium' (bf16 operands); all "
+                     "accumulate in f32"),
+            cl::init("high"), cl::cat(category)),
         noBufferReuse(
             "no-buffer-reuse",
             cl::desc("Vulkan: give every temporary memory of its own instead "
@@ -72,7 +83,7 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, linker;
+  cl::opt<std::string> mode, cpu, linker, precision;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<bool> noBufferReuse;
@@ -109,6 +120,11 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
     if (size <= 0)
       return rt::Status::error("workgroup sizes must be positive, got " +
                                std::to_string(size));
+  if (f->precision != "highest" && f->precision != "high" &&
+      f->precision != "medium")
+    return rt::Status::error("--precision: expected highest, high or medium, "
+                             "got '" + f->precision + "'");
+  options.precision = f->precision;
   options.workgroupSize = f->workgroupSize;
   options.rowWorkgroupSize = f->rowWorkgroupSize;
   options.reuseTemporaries = !f->noBufferReuse;

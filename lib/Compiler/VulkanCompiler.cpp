@@ -711,6 +711,7 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   pipelineOptions.fuseElementwise = options.fuseElementwise;
   pipelineOptions.target = options.target;
   pipelineOptions.workgroupSize = options.workgroupSize;
+  pipelineOptions.precision = options.precision;
   pipelineOptions.rowWorkgroupSize = options.rowWorkgroupSize;
   if (failed(mlir::fx::buildVulkanPipeline(pm, pipelineOptions)))
     return emitError(module.getLoc())

@@ -108,6 +108,7 @@ mlir::fx::buildVulkanPipeline(OpPassManager &pm,
   FXMapMatmulsToGPUOptions matmuls;
   matmuls.cooperativeMatrix = target->cooperativeMatrix;
   matmuls.bf16CooperativeMatrix = target->bf16CooperativeMatrix;
+  matmuls.precision = options.precision;
   fn.addPass(createFXMapMatmulsToGPU(matmuls));
   FXMapRowKernelsToGPUOptions rowKernels;
   rowKernels.workgroupSize = options.rowWorkgroupSize;

@@ -77,9 +77,11 @@ func.func @matmul_f16_small_tiles(%a: memref<64x48xf16>, %b: memref<48x64xf16>, 
 func.func @not_cooperative(%a: memref<100x32xf16>, %b: memref<32x256xf16>, %c: memref<100x256xf32>,
                            %x: memref<128x32xf32>, %y: memref<32x256xf32>, %z: memref<128x256xf32>) {
   // expected-remark @below {{not mapped onto cooperative matrices: M and N must be multiples of 64 and K of 16}}
+  // expected-remark @below {{not on the tensor cores: only 8 64x64 output tiles}}
   // expected-remark @below {{tiled matmul}}
   linalg.matmul ins(%a, %b : memref<100x32xf16>, memref<32x256xf16>) outs(%c : memref<100x256xf32>)
   // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 into f32}}
+  // expected-remark @below {{not on the tensor cores: f32 operands at precision 'highest'}}
   // expected-remark @below {{tiled matmul}}
   linalg.matmul ins(%x, %y : memref<128x32xf32>, memref<32x256xf32>) outs(%z : memref<128x256xf32>)
   return
@@ -187,6 +189,7 @@ func.func @truncated_and_read(%a: memref<64x16xf16>, %b: memref<16x64xf16>, %d: 
 // CHECK: return
 func.func @matmul_bf16(%a: memref<64x32xbf16>, %b: memref<32x64xbf16>, %c: memref<64x64xf32>) {
   // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 into f32}}
+  // expected-remark @below {{not on the tensor cores: not f32 or f16 operands into f32 or f16}}
   // expected-remark @below {{tiled matmul}}
   linalg.matmul ins(%a, %b : memref<64x32xbf16>, memref<32x64xbf16>) outs(%c : memref<64x64xf32>)
   return

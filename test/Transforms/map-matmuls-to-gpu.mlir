@@ -160,3 +160,67 @@ func.func @split_k(%a: memref<40x2048xf32>, %b: memref<2048x50xf32>, %c: memref<
   linalg.matmul ins(%a, %b : memref<40x2048xf32>, memref<2048x50xf32>) outs(%c : memref<40x50xf32>)
   return
 }
+
+// -----
+
+// A bufferized convolution with padding, a zero initial value and a
+// per-channel epilogue (bias + relu) is one kernel: it reads the unpadded
+// input with a bounds check, starts from zero and applies the epilogue
+// before its store; the padded copy, the fill and the epilogue op go away,
+// and so does the convolution's own output (nothing else reads it).
+// CHECK-LABEL: func.func @conv_fusion
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK: arith.cmpi ult
+// CHECK: memref.load %[[IN:.*]][
+// CHECK: arith.maximumf
+// CHECK: memref.store
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @conv_fusion(%in: memref<1x8x16x16xf32>, %w: memref<16x8x3x3xf32>, %bias: memref<16xf32>, %res: memref<1x16x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pad = memref.alloc() : memref<1x8x18x18xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x8x18x18xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %in, %inner : memref<1x8x16x16xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  %acc = memref.alloc() : memref<1x16x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x16x16x16xf32>)
+  // expected-remark @below {{tiled matmul}}
+  // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value, elementwise epilogue}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<1x8x18x18xf32>, memref<16x8x3x3xf32>) outs(%acc : memref<1x16x16x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc, %bias : memref<1x16x16x16xf32>, memref<16xf32>) outs(%res : memref<1x16x16x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %pad : memref<1x8x18x18xf32>
+  memref.dealloc %acc : memref<1x16x16x16xf32>
+  return
+}
+
+// -----
+
+// Not absorbed: the zero-filled output is read (copied) between its fill
+// and the matmul, and the epilogue writes the matmul's input (other
+// workgroups still read it).
+// CHECK-LABEL: func.func @no_fusion
+// CHECK: linalg.fill
+// CHECK: memref.copy %[[ACC:.*]], %
+// CHECK: gpu.launch
+// CHECK: linalg.generic
+func.func @no_fusion(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %keep: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x64xf32>)
+  memref.copy %acc, %keep : memref<64x64xf32> to memref<64x64xf32>
+  // expected-remark @below {{tiled matmul}}
+  linalg.matmul ins(%a, %b : memref<64x64xf32>, memref<64x64xf32>) outs(%acc : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<64x64xf32>) outs(%a : memref<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -118,6 +118,13 @@ struct CompilerOptions {
   /// the most of row kernels (max-autotune tries others).
   int64_t workgroupSize = 256;
   int64_t rowWorkgroupSize = 512;
+  /// Vulkan: how f32 matmuls and convolutions use tensor cores (targets
+  /// with cooperative matrices), like torch.set_float32_matmul_precision:
+  /// "highest" (true f32, SIMT cores), "high" (bf16x3: three bf16 products
+  /// per f32 one, about 16 bits of mantissa: more than the TF32 that
+  /// PyTorch's convolutions use by default), "medium" (bf16 operands).
+  /// f32 accumulation in all three.
+  std::string precision = "high";
   /// Vulkan: plan temporaries into one arena, sharing memory between those
   /// never live at once.
   bool reuseTemporaries = true;

@@ -28,6 +28,9 @@ struct VulkanCompileOptions {
   std::string target = "vulkan13";
   /// Threads per workgroup.
   int64_t workgroupSize = 256;
+  /// f32 GEMMs on tensor cores: highest, high or medium (fx-vulkan-pipeline
+  /// option `precision`).
+  std::string precision = "high";
   /// Most threads per workgroup of row kernels.
   int64_t rowWorkgroupSize = 512;
   /// Plan the temporaries into one arena, sharing memory between those

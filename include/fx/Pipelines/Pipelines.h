@@ -121,6 +121,14 @@ struct VulkanPipelineOptions
       *this, "workgroup-size",
       llvm::cl::desc("Threads per workgroup of elementwise and loop kernels"),
       llvm::cl::init(256)};
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("How f32 matmuls and convolutions use the tensor cores "
+                     "of targets with cooperative matrices: highest (true "
+                     "f32 on the SIMT cores), high (bf16x3, about 16 bits "
+                     "of mantissa), medium (bf16 operands, f32 "
+                     "accumulation)"),
+      llvm::cl::init("high")};
   Option<int64_t> rowWorkgroupSize{
       *this, "row-workgroup-size",
       llvm::cl::desc("Most threads per workgroup of row kernels (softmax, "

@@ -35,6 +35,13 @@ struct MapMatmulsToGPUPass
     : public fx::impl::FXMapMatmulsToGPUBase<MapMatmulsToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
+    std::optional<Precision> parsedPrecision = parsePrecision(precision);
+    if (!parsedPrecision) {
+      getOperation().emitError("fx-map-matmuls-to-gpu: precision must be "
+                               "highest, high or medium, not '")
+          << precision << "'";
+      return signalPassFailure();
+    }
     if (cooperativeMatrix) {
       SmallVector<linalg::LinalgOp> coop;
       getOperation().walk([&](linalg::LinalgOp op) {
@@ -80,6 +87,36 @@ struct MapMatmulsToGPUPass
         op->emitRemark("not mapped as a tiled matmul: ") << why;
     });
     for (auto &[op, view] : ops) {
+      if (cooperativeMatrix) {
+        std::string why;
+        FailureOr<CoopGemmConfig> config = chooseCoopGemm(
+            op, view, *parsedPrecision, bf16CooperativeMatrix, why);
+        if (succeeded(config)) {
+          GemmFusion fusion = analyzeFusion(op);
+          if (report) {
+            const char *kind =
+                !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
+                    ? "f16"
+                : config->precision == Precision::High ? "bf16x3"
+                : config->bf16                         ? "bf16"
+                                                       : "f16";
+            op->emitRemark()
+                << "cooperative-matrix GEMM: " << sizeText(view.rows) << "x"
+                << sizeText(view.cols) << "x" << view.reduction.size()
+                << " on " << kind << " fragments, " << config->m() << "x"
+                << config->n() << " tiles, k step " << config->k;
+            if (!fusion.describe().empty())
+              op->emitRemark() << "fused into the kernel: "
+                               << fusion.describe();
+          }
+          GemmKernelBuilder(op, view, TileConfig(), fusion)
+              .buildCooperative(*config);
+          fusion.eraseAbsorbed();
+          continue;
+        }
+        if (report)
+          op->emitRemark("not on the tensor cores: ") << why;
+      }
       bool dynamic = view.rows.isDynamic() || view.cols.isDynamic() ||
                      view.batch.isDynamic();
       // With a dynamic batch the tile assumes a moderate size
@@ -100,7 +137,11 @@ struct MapMatmulsToGPUPass
                                  ? ", k split " + std::to_string(tile.splits) +
                                        " ways"
                                  : std::string());
-      GemmKernelBuilder(op, view, tile).build();
+      GemmFusion fusion = analyzeFusion(op);
+      if (report && !fusion.describe().empty())
+        op->emitRemark() << "fused into the kernel: " << fusion.describe();
+      GemmKernelBuilder(op, view, tile, fusion).build();
+      fusion.eraseAbsorbed();
     }
   }
 };

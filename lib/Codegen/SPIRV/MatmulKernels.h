@@ -91,6 +91,58 @@ struct GemmView {
   unsigned rowOperand = 0;
 };
 
+/// An input that is a zero-padded copy of another buffer (bufferized
+/// tensor.pad: an allocation filled with zero, then `source` copied into a
+/// subview at offsets `low`): the kernel reads `source`, zero outside it.
+struct PaddedInput {
+  Value source;
+  SmallVector<int64_t> low, sizes;
+};
+
+/// The ops around a GEMM that its kernel absorbs (MatmulFusion.cpp), so
+/// that a convolution with padding, a zero initial value and a bias /
+/// batch norm / activation / residual epilogue is one dispatch.
+struct GemmFusion {
+  /// Per input: read through its padding.
+  std::optional<PaddedInput> padded[2];
+  /// The output starts as zero (a fill, or a copy of a zero-filled buffer,
+  /// last wrote it): the accumulators start from zero, not from a load.
+  bool zeroInit = false;
+  /// An elementwise linalg.generic right after the GEMM that reads its
+  /// output at the same element: applied to each result before the store.
+  linalg::GenericOp epilogue;
+  /// Whether the GEMM's own output must still be written (something after
+  /// the epilogue reads it); false when only the epilogue read it.
+  bool storeAccumulator = true;
+  /// Ops the kernel makes redundant, erased after it is built.
+  SmallVector<Operation *> absorbed;
+  /// Buffers that may be left unused by then (erased with their deallocs).
+  SmallVector<Value> maybeDead;
+
+  /// Erases `absorbed` (the epilogue too) and the dead buffers.
+  void eraseAbsorbed();
+  /// One line for remarks: what was fused.
+  std::string describe() const;
+};
+
+/// Finds what the kernel of `op` (an analyzed GEMM on buffers) can absorb.
+GemmFusion analyzeFusion(linalg::LinalgOp op);
+
+/// Loads input `operand` of `op` at `indices` (the op's view of it); with
+/// padding, from the padded input's source, `ok` and-ed with whether the
+/// element lies inside it and the indices clamped into it. Returns the
+/// loaded value (not yet zeroed where !ok).
+Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                    const GemmFusion &fusion, unsigned operand,
+                    ArrayRef<Value> indices, Value &ok);
+
+/// Stores the accumulated value `acc` of the output element at `indices`
+/// (the op's output indices): to the output, and/or through the epilogue
+/// to the epilogue's output.
+void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                     const GemmFusion &fusion, Value acc,
+                     ArrayRef<Value> indices);
+
 /// Whether `body` computes `acc + cast(a) * cast(b)` of its three arguments
 /// (casts optional), in floating point.
 bool isMultiplyAccumulate(Block &body);
@@ -101,10 +153,12 @@ FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why);
 class GemmKernelBuilder {
 public:
   GemmKernelBuilder(linalg::LinalgOp op, const GemmView &view,
-                    const TileConfig &tile)
-      : op(op), view(view), tile(tile), loc(op.getLoc()) {}
+                    const TileConfig &tile, const GemmFusion &fusion)
+      : op(op), view(view), tile(tile), fusion(fusion), loc(op.getLoc()) {}
 
   void build();
+  /// The tensor-core kernel (MatmulCooperativeGemm.cpp).
+  void buildCooperative(const struct CoopGemmConfig &config);
   /// The second kernel of split-k: adds the partial sums to the output.
   void buildSplitSum(OpBuilder &b, Value partial);
 
@@ -178,6 +232,7 @@ private:
   linalg::LinalgOp op;
   const GemmView &view;
   const TileConfig &tile;
+  const GemmFusion &fusion;
   Location loc;
   Value threadId, zero;
   SmallVector<Value> batchLoops;
@@ -199,6 +254,40 @@ constexpr int64_t kSubgroupBlockM = kFrag * kFragsM,
 /// f16 elements per 16-byte copy: operand tiles move through workgroup
 /// memory as vector<4xi32>.
 constexpr int64_t kHalvesPerCopy = 8;
+
+/// How f32 operands meet the tensor cores (like PyTorch's
+/// torch.set_float32_matmul_precision): `highest` keeps f32 GEMMs on the
+/// SIMT kernel; `high` splits each operand into bf16 high and low parts and
+/// sums three products (hi*hi + hi*lo + lo*hi) in f32, about 16 bits of
+/// mantissa; `medium` rounds operands to bf16 (f16 without bf16 fragments).
+enum class Precision { Highest, High, Medium };
+std::optional<Precision> parsePrecision(StringRef text);
+
+/// The general tensor-core GEMM: any GEMM view with static sizes
+/// (convolutions as implicit GEMMs, transposed and batched matmuls), f32
+/// operands converted per `precision`, or f16 operands as they are.
+struct CoopGemmConfig {
+  int64_t subgroupsM = 2, subgroupsN = 2; // subgroups of the workgroup
+  int64_t fragsM = 4, fragsN = 4;         // 16x16 fragments per subgroup
+  int64_t k = 32;                         // k step staged per iteration
+  Precision precision = Precision::High;
+  /// Operand fragments are bf16 (else f16).
+  bool bf16 = true;
+  int64_t m() const { return subgroupsM * fragsM * kFrag; }
+  int64_t n() const { return subgroupsN * fragsN * kFrag; }
+  int64_t threads() const { return subgroupsM * subgroupsN * kSubgroupSize; }
+};
+
+/// The configuration for `view`, or a reason the SIMT kernel serves it
+/// better (too few tiles, dynamic sizes, types).
+FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
+                                         const GemmView &view,
+                                         Precision precision, bool allowBF16,
+                                         std::string &why);
+
+/// The location that marks a kernel whose fragments are bf16 for
+/// fx-retype-bf16-cooperative-matrices.
+constexpr StringLiteral kBF16FragmentsMarker = "fx.bf16_fragments";
 
 /// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
 /// says why not.

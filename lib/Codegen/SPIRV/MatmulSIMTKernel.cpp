@@ -14,8 +14,7 @@ namespace mlir::fx::matmul {
 void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
                                  const Group &group, int64_t count, Value start,
                                  Value kStart, Value shared) {
-  Value source = op->getOperand(operand);
-  Type element = getElementTypeOrSelf(source.getType());
+  Type element = getElementTypeOrSelf(op->getOperand(operand).getType());
   // Neighbouring threads walk the operand's innermost dimension, so that
   // their loads coalesce.
   bool groupFastest = isInnermost(operand, group);
@@ -35,9 +34,9 @@ void GemmKernelBuilder::loadTile(OpBuilder &b, unsigned operand,
     SmallVector<Value> loops = batchLoops;
     setLoops(b, group, gIndex, loops);
     setLoops(b, view.reduction, kIndex, loops);
-    Value value =
-        memref::LoadOp::create(b, loc, source, indices(b, operand, loops));
     Value ok = arith::AndIOp::create(b, loc, gOk, kOk);
+    Value value = loadGemmInput(b, loc, op, fusion, operand,
+                                indices(b, operand, loops), ok);
     Value zeroValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
     value = arith::SelectOp::create(b, loc, ok, value, zeroValue);
     memref::StoreOp::create(b, loc, value, shared, ValueRange{kk, g});
@@ -157,13 +156,15 @@ void GemmKernelBuilder::build() {
   };
   // Accumulators start from the output's values (linalg accumulates into
   // its init); split-k partial sums start from zero.
+  // With a zero initial value (GemmFusion) they start from zero too.
   SmallVector<Value> inits;
   Value accZero;
-  if (tile.splits > 1)
+  bool fromZero = tile.splits > 1 || fusion.zeroInit;
+  if (fromZero)
     accZero = arith::ConstantOp::create(body, loc, body.getZeroAttr(accType));
   for (int64_t i = 0; i < tile.perThreadM; ++i)
     for (int64_t j = 0; j < tile.perThreadN; ++j)
-      inits.push_back(tile.splits > 1 ? accZero
+      inits.push_back(fromZero ? accZero
                                       : memref::LoadOp::create(body, loc, out,
                                                                outIndices(i, j))
                                             .getResult());
@@ -233,7 +234,7 @@ void GemmKernelBuilder::build() {
             gb, loc, result, partial,
             ValueRange{split, batchLinear, rowLinear[i], colLinear[j]});
       else
-        memref::StoreOp::create(gb, loc, result, out, outIndices(i, j));
+        storeGemmResult(gb, loc, op, fusion, result, outIndices(i, j));
     }
   gpu::TerminatorOp::create(body, loc);
   if (partial)
@@ -268,13 +269,18 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   setLoops(gb, view.cols, brc[2], loops);
   Value out = op.getDpsInits()[0];
   SmallVector<Value> outIndex = indices(gb, 2, loops);
-  Value acc = memref::LoadOp::create(gb, loc, out, outIndex);
+  Value acc =
+      fusion.zeroInit
+          ? arith::ConstantOp::create(
+                gb, loc, gb.getZeroAttr(getElementTypeOrSelf(out.getType())))
+                .getResult()
+          : memref::LoadOp::create(gb, loc, out, outIndex).getResult();
   for (int64_t s = 0; s < tile.splits; ++s)
     acc = arith::AddFOp::create(
         gb, loc, acc,
         memref::LoadOp::create(gb, loc, partial,
                                ValueRange{cst(gb, s), brc[0], brc[1], brc[2]}));
-  memref::StoreOp::create(gb, loc, acc, out, outIndex);
+  storeGemmResult(gb, loc, op, fusion, acc, outIndex);
   gpu::TerminatorOp::create(body, loc);
 }
 

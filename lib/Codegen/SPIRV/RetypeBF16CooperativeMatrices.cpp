@@ -65,8 +65,16 @@ struct RetypeBF16CooperativeMatricesPass
         });
     for (spirv::ModuleOp spirvModule : module.getOps<spirv::ModuleOp>()) {
       std::optional<StringRef> name = spirvModule.getName();
-      if (!name || !name->consume_front("__spv__") ||
-          !bf16Modules.contains(*name))
+      // Kernels of f32 GEMMs on bf16 fragments carry a marker location
+      // (fx-map-matmuls-to-gpu's general tensor-core kernel).
+      bool marked = false;
+      spirvModule.walk([&](spirv::FuncOp func) {
+        if (auto fused = dyn_cast<FusedLoc>(func.getLoc()))
+          if (auto text = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
+            marked |= text.getValue() == "fx.bf16_fragments";
+      });
+      if (!marked && (!name || !name->consume_front("__spv__") ||
+                      !bf16Modules.contains(*name)))
         continue;
       bool retyped = false;
       spirvModule.walk(

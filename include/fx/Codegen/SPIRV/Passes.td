@@ -45,7 +45,21 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
 
     Accumulators start from the output's values, as linalg accumulates
     into its init; mixed types (f16 operands, f32 accumulator) follow the
-    body's casts. Not mapped (they stay for `fx-map-parallel-loops-to-gpu`,
+    body's casts.
+
+    The kernel absorbs the ops that bufferization leaves around a GEMM, so
+    that a convolution with its padding and epilogue is one dispatch:
+    an input that is a zero-padded copy (an allocation filled with zero,
+    then a buffer copied into a subview of it) is read from the copied
+    buffer with a bounds check; an output last written by a zero fill (or
+    a copy of a zero-filled buffer) with no read in between starts its
+    accumulators from zero and the fill or copy goes away; and an
+    elementwise `linalg.generic` right after the GEMM that reads its
+    output at the same element (bias, batch norm, activation, residual
+    add) is applied to each result before the store, the GEMM's own output
+    written only when something after reads it. Nothing is fused across an
+    op that may write the buffers involved, nor when the epilogue writes
+    what the kernel reads. Not mapped (they stay for `fx-map-parallel-loops-to-gpu`,
     one thread per output element): dynamic sizes, integer ops, pooling
     (not a multiply-accumulate), matrix-vector products (a depthwise
     convolution), reductions shorter than 8. With `report`, every
@@ -73,6 +87,19 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     to an f16 buffer and nothing else reads the f32 output, the kernel
     writes the f16 result itself (fragments through workgroup memory, 16-byte
     stores), and the truncation and the f32 buffer go away.
+
+    Other GEMMs with static sizes (convolutions as implicit GEMMs,
+    transposed and batched matmuls) use the general tensor-core kernel
+    when their operands are f16, or f32 at `precision` high or medium, and
+    the output has at least 64 tiles of 64x64 (else the SIMT kernel's
+    split-k serves it better): 2x2 subgroups of 4x4 fragments (128x128
+    tiles) where that still gives 132 tiles, else of 2x2 (64x64); operand
+    elements loaded through the op's indexing maps (padding and bounds
+    checked), converted (bf16 rounding to nearest even; `high` also the
+    bf16 remainder) and packed 8 to a 16-byte unit along each operand's
+    innermost dimension, row- or column-major tiles accordingly; results
+    leave through workgroup memory a fragment at a time, with the output's
+    initial value, the epilogue and guarded stores.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -86,6 +113,12 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
            /*default=*/"false",
            "Also bf16 matmuls with f32 accumulation (their kernels use f16 "
            "fragments until fx-retype-bf16-cooperative-matrices)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"highest\"",
+           "How f32 GEMMs use the tensor cores (with cooperative-matrix): "
+           "'highest' (f32 on the SIMT kernel), 'high' (bf16x3: operands "
+           "split into bf16 high and low parts, three products summed in "
+           "f32), 'medium' (operands rounded to bf16, f16 without bf16 "
+           "fragments; f32 accumulation)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",

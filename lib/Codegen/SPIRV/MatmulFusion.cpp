@@ -1,0 +1,382 @@
+//===- MatmulFusion.cpp - what a GEMM kernel absorbs ----------------------===//
+//
+// After bufferization a convolution is five dispatches: a zero fill of a
+// padded copy of its input, the copy, the zero (or zero-copy) initial value
+// of its output, the convolution and its epilogue (bias or batch norm,
+// activation, residual add). The GEMM kernels absorb the four around it:
+// they read the input through its padding, start their accumulators from
+// zero and apply the epilogue before the store.
+//
+// The analysis works on the buffers of one block, before the kernels are
+// built, walking back from the GEMM to the last op that writes a buffer
+// (or any view of it). Ops it does not understand count as writers, so
+// that nothing is fused across them. Written here rather than at the
+// tensor level (linalg fusion of the pad and the elementwise consumer)
+// because the GPU mappers work on bufferized ops, and because the CPU
+// pipeline keeps its own tile-level fusion of the same ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulKernels.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::fx::matmul {
+
+/// The buffer a view is a view of (through subviews, casts, reshapes).
+static Value rootOf(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+/// The root of `buffer` and every view derived from it.
+static llvm::SmallDenseSet<Value> aliasesOf(Value buffer) {
+  llvm::SmallDenseSet<Value> set;
+  SmallVector<Value> work{rootOf(buffer)};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!set.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        if (view.getViewSource() == v)
+          for (Value r : user->getResults())
+            work.push_back(r);
+  }
+  return set;
+}
+
+/// Whether `op` (or an op nested in it) uses a value of `set`.
+static bool usesAny(Operation *op, const llvm::SmallDenseSet<Value> &set) {
+  WalkResult result = op->walk([&](Operation *inner) {
+    for (Value v : inner->getOperands())
+      if (set.contains(v))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether `op` may write a buffer of `set`: anything that uses one except
+/// views, copies and linalg ops that only read it.
+static bool mayWrite(Operation *op, const llvm::SmallDenseSet<Value> &set) {
+  if (isa<ViewLikeOpInterface>(op) || !usesAny(op, set))
+    return false;
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return set.contains(copy.getTarget());
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+    return llvm::any_of(linalgOp.getDpsInits(),
+                        [&](Value v) { return set.contains(v); });
+  return true;
+}
+
+/// The last op before `before` in its block that may write a buffer of
+/// `set`, or null when none does (a function argument's initial value).
+static Operation *lastWriter(Operation *before,
+                             const llvm::SmallDenseSet<Value> &set) {
+  for (Operation *op = before->getPrevNode(); op; op = op->getPrevNode())
+    if (mayWrite(op, set))
+      return op;
+  return nullptr;
+}
+
+/// Whether `op` writes zero to every element of `buffer` (the buffer
+/// itself, not a view of it): a linalg.fill, or a linalg.map / generic
+/// without inputs that yields a zero constant.
+static bool isZeroFillOf(Operation *op, Value buffer) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInits()[0] != buffer)
+    return false;
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat());
+  if (linalgOp.getNumDpsInputs() != 0 ||
+      linalgOp.getNumParallelLoops() != linalgOp.getNumLoops() ||
+      !linalgOp.getMatchingIndexingMap(&linalgOp->getOpOperand(0))
+           .isIdentity())
+    return false;
+  Block &body = linalgOp->getRegion(0).front();
+  Value yielded = body.getTerminator()->getOperand(0);
+  return matchPattern(yielded, m_AnyZeroFloat());
+}
+
+/// Whether `buffer` holds zero everywhere just before `at`.
+static bool isZeroBefore(Operation *at, Value buffer) {
+  return isZeroFillOf(lastWriter(at, aliasesOf(buffer)), buffer);
+}
+
+/// The users of `buffer` and its views, the views themselves aside.
+static SmallVector<Operation *> usersOf(Value buffer) {
+  llvm::SmallDenseSet<Value> set = aliasesOf(buffer);
+  llvm::SetVector<Operation *> users;
+  for (Value v : set)
+    for (Operation *user : v.getUsers())
+      if (!isa<ViewLikeOpInterface>(user) || user->getNumResults() != 1 ||
+          !set.contains(user->getResult(0)))
+        users.insert(user);
+  return users.takeVector();
+}
+
+static std::optional<PaddedInput> analyzePadding(linalg::LinalgOp op,
+                                                 unsigned operand,
+                                                 GemmFusion &fusion) {
+  Value padded = op.getDpsInputs()[operand];
+  auto alloc = padded.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape())
+    return std::nullopt;
+  auto paddedSet = aliasesOf(padded);
+  auto copy =
+      dyn_cast_or_null<memref::CopyOp>(lastWriter(op.getOperation(), paddedSet));
+  if (!copy)
+    return std::nullopt;
+  auto subview = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+  if (!subview || subview.getSource() != padded ||
+      !subview.hasUnitStride() ||
+      subview.getSourceType().getRank() != subview.getType().getRank())
+    return std::nullopt;
+  PaddedInput input;
+  input.source = copy.getSource();
+  for (int64_t offset : subview.getStaticOffsets())
+    if (ShapedType::isDynamic(offset))
+      return std::nullopt;
+  input.low.assign(subview.getStaticOffsets().begin(),
+                   subview.getStaticOffsets().end());
+  auto sourceType = dyn_cast<MemRefType>(input.source.getType());
+  if (!sourceType || !sourceType.hasStaticShape())
+    return std::nullopt;
+  input.sizes.assign(sourceType.getShape().begin(),
+                     sourceType.getShape().end());
+  if (!isZeroBefore(copy, padded))
+    return std::nullopt;
+  // The source must still hold what was copied when the GEMM runs.
+  auto sourceSet = aliasesOf(input.source);
+  for (Operation *between = copy->getNextNode(); between != op.getOperation();
+       between = between->getNextNode())
+    if (mayWrite(between, sourceSet))
+      return std::nullopt;
+  // The padded copy goes away when nothing else reads it.
+  Operation *fill = lastWriter(copy, paddedSet);
+  bool onlyPadding = llvm::all_of(usersOf(padded), [&](Operation *user) {
+    return user == fill || user == copy || user == op.getOperation() ||
+           isa<memref::DeallocOp>(user);
+  });
+  if (onlyPadding) {
+    fusion.absorbed.push_back(fill);
+    fusion.absorbed.push_back(copy);
+    fusion.maybeDead.push_back(padded);
+  }
+  return input;
+}
+
+/// The elementwise consumer of `op`'s output right after it (allocations
+/// and constants aside), if the kernel can apply it to each result.
+static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
+                                      ArrayRef<Value> kernelReads) {
+  Value out = op.getDpsInits()[0];
+  Operation *next = op->getNextNode();
+  while (next && isa<memref::AllocOp, arith::ConstantOp>(next))
+    next = next->getNextNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapsArray().back().isIdentity() ||
+      llvm::any_of(generic.getRegionOutputArgs(),
+                   [](BlockArgument arg) { return !arg.use_empty(); }))
+    return nullptr;
+  auto outType = cast<MemRefType>(out.getType());
+  Value result = generic.getDpsInits()[0];
+  auto resultType = dyn_cast<MemRefType>(result.getType());
+  if (!resultType || resultType.getShape() != outType.getShape())
+    return nullptr;
+  auto outSet = aliasesOf(out), resultSet = aliasesOf(result);
+  bool readsOut = false;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    bool identity = generic.getMatchingIndexingMap(input).isIdentity();
+    if (input->get() == out && identity) {
+      readsOut = true;
+      continue;
+    }
+    // Another element of the output, or of the epilogue's own output,
+    // would be read while other workgroups write it.
+    if (outSet.contains(input->get()) ||
+        (resultSet.contains(input->get()) &&
+         !(identity && input->get() == result)))
+      return nullptr;
+  }
+  if (!readsOut)
+    return nullptr;
+  // The epilogue's stores must not race with the GEMM's reads.
+  for (Value read : kernelReads)
+    if (aliasesOf(read).contains(rootOf(result)))
+      return nullptr;
+  // Its body must be computable per element in a kernel.
+  for (Operation &bodyOp : generic.getRegion().front().without_terminator())
+    if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
+      return nullptr;
+  return generic;
+}
+
+GemmFusion analyzeFusion(linalg::LinalgOp op) {
+  GemmFusion fusion;
+  for (unsigned operand = 0; operand < 2; ++operand)
+    fusion.padded[operand] = analyzePadding(op, operand, fusion);
+
+  // The op that wrote the initial value goes away: nothing in between may
+  // read what it wrote.
+  Value out = op.getDpsInits()[0];
+  auto outSet = aliasesOf(out);
+  Operation *writer = lastWriter(op.getOperation(), outSet);
+  auto readInBetween = [&]() {
+    for (Operation *between = writer->getNextNode();
+         between != op.getOperation(); between = between->getNextNode())
+      if (!isa<ViewLikeOpInterface>(between) && usesAny(between, outSet))
+        return true;
+    return false;
+  };
+  if (!writer || readInBetween()) {
+  } else if (isZeroFillOf(writer, out)) {
+    fusion.zeroInit = true;
+    fusion.absorbed.push_back(writer);
+  } else if (auto copy = dyn_cast_or_null<memref::CopyOp>(writer)) {
+    if (copy.getTarget() == out && isZeroBefore(copy, copy.getSource())) {
+      fusion.zeroInit = true;
+      fusion.absorbed.push_back(copy);
+    }
+  }
+
+  SmallVector<Value> reads;
+  for (unsigned operand = 0; operand < 2; ++operand)
+    reads.push_back(fusion.padded[operand] ? fusion.padded[operand]->source
+                                           : op.getDpsInputs()[operand]);
+  if (linalg::GenericOp epilogue = findEpilogue(op, reads)) {
+    fusion.epilogue = epilogue;
+    // The kernel takes the GEMM's place: the allocations and constants in
+    // between (the epilogue's output, say) move above it.
+    while (op->getNextNode() != epilogue.getOperation())
+      op->getNextNode()->moveBefore(op);
+    Value result = epilogue.getDpsInits()[0];
+    // Read after the epilogue (deallocations aside), the GEMM's output
+    // still has to be stored; an epilogue in place overwrites it anyway.
+    bool readLater = false;
+    if (result != out) {
+      readLater = !out.getDefiningOp<memref::AllocOp>();
+      for (Operation *later = epilogue->getNextNode(); later && !readLater;
+           later = later->getNextNode())
+        readLater = !isa<memref::DeallocOp>(later) && usesAny(later, outSet);
+    }
+    fusion.storeAccumulator = readLater;
+    if (!readLater && result != out)
+      fusion.maybeDead.push_back(out);
+  }
+  return fusion;
+}
+
+void GemmFusion::eraseAbsorbed() {
+  for (Operation *op : absorbed)
+    op->erase();
+  if (epilogue)
+    epilogue->erase();
+  for (Value buffer : maybeDead) {
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
+    if (!alloc)
+      continue;
+    SmallVector<Operation *> users = usersOf(buffer);
+    if (!llvm::all_of(users,
+                      [](Operation *user) { return isa<memref::DeallocOp>(user); }))
+      continue;
+    for (Operation *user : users)
+      user->erase();
+    // Views of the dead buffer (the padding's subview) go with it.
+    SmallVector<Operation *> views;
+    for (Value v : aliasesOf(buffer))
+      if (v != buffer)
+        views.push_back(v.getDefiningOp());
+    for (Operation *view : llvm::reverse(views))
+      if (view->use_empty())
+        view->erase();
+    if (alloc->use_empty())
+      alloc->erase();
+  }
+}
+
+std::string GemmFusion::describe() const {
+  SmallVector<std::string> parts;
+  for (unsigned operand = 0; operand < 2; ++operand)
+    if (padded[operand])
+      parts.push_back("input " + std::to_string(operand) +
+                      " read through its zero padding");
+  if (zeroInit)
+    parts.push_back("zero initial value");
+  if (epilogue)
+    parts.push_back(std::string("elementwise epilogue") +
+                    (storeAccumulator ? " (the product stored too)" : ""));
+  return llvm::join(parts, ", ");
+}
+
+Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                    const GemmFusion &fusion, unsigned operand,
+                    ArrayRef<Value> indices, Value &ok) {
+  const std::optional<PaddedInput> &padded = fusion.padded[operand];
+  if (!padded)
+    return memref::LoadOp::create(b, loc, op.getDpsInputs()[operand], indices);
+  // Unsigned: an index below the padding wraps around and fails the bound.
+  SmallVector<Value> inner;
+  for (auto [index, low, size] :
+       llvm::zip(indices, padded->low, padded->sizes)) {
+    Value shifted = index;
+    if (low != 0)
+      shifted = arith::SubIOp::create(
+          b, loc, index, arith::ConstantIndexOp::create(b, loc, low));
+    Value count = arith::ConstantIndexOp::create(b, loc, size);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         shifted, count);
+    ok = ok ? arith::AndIOp::create(b, loc, ok, inside).getResult() : inside;
+    inner.push_back(arith::SelectOp::create(
+        b, loc, inside, shifted, arith::ConstantIndexOp::create(b, loc, 0)));
+  }
+  return memref::LoadOp::create(b, loc, padded->source, inner);
+}
+
+void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                     const GemmFusion &fusion, Value acc,
+                     ArrayRef<Value> indices) {
+  Value out = op.getDpsInits()[0];
+  if (fusion.storeAccumulator || !fusion.epilogue)
+    memref::StoreOp::create(b, loc, acc, out, indices);
+  linalg::GenericOp epilogue = fusion.epilogue;
+  if (!epilogue)
+    return;
+  // The epilogue's loops are the output's indices (its map of the output
+  // and of its own result are identities).
+  Block &body = epilogue.getRegion().front();
+  IRMapping mapping;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(input->getOperandNumber());
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (input->get() == out && map.isIdentity()) {
+      mapping.map(arg, acc);
+      continue;
+    }
+    SmallVector<Value> at;
+    for (AffineExpr expr : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+        at.push_back(indices[dim.getPosition()]);
+        continue;
+      }
+      at.push_back(affine::AffineApplyOp::create(
+          b, loc, AffineMap::get(map.getNumDims(), 0, expr), indices));
+    }
+    mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
+  }
+  for (Operation &bodyOp : body.without_terminator())
+    b.clone(bodyOp, mapping);
+  memref::StoreOp::create(
+      b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
+      epilogue.getDpsInits()[0], indices);
+}
+
+} // namespace mlir::fx::matmul
