@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """Vulkan benchmark: the project's GPU reference workloads (elementwise
 streams, softmax, layer norm, a row sum, 4096^3 matmuls in f32, f16 and
-bf16, a 3x3 convolution with relu, resnet18, a 2-layer transformer encoder)
-compiled by fx-mlir and run by fxrt-run, next to PyTorch eager and
-torch.compile in the same run.
+bf16, a linear layer, a 3x3 convolution with relu, resnet18, mobilenet_v2,
+efficientnet_b0, convnext_tiny at batch 1, a 2-layer transformer encoder,
+densenet121 at batch 16, resnet50 at batch 32) compiled by fx-mlir (per
+--precision level for f32 GEMMs) and run by fxrt-run, next to PyTorch
+eager, torch.compile and torch.compile(mode="reduce-overhead") in the same
+run.
 
 Three steps, because the GPU machine cannot carry MLIR:
 
