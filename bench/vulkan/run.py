@@ -337,7 +337,8 @@ def measure(args):
                         times[key + "_ms"] = time_ms(lambda: f(*xs), torch, args.runs)
                     except Exception as e:  # noqa: BLE001 - reported, not fatal
                         times[key + "_error"] = str(e)[:500]
-                torch._dynamo.reset() if hasattr(torch, "_dynamo") else None
+                if hasattr(torch, "_dynamo"):
+                    torch._dynamo.reset()
         row.update(torch_times[name])
         row["bytes"], row["flops"] = cost(kind, shapes, dtype, w)
         rows.append(row)

@@ -157,7 +157,8 @@ struct Compiler::Impl {
         ";threads=" + std::to_string(options.threads) +
         ";workgroup=" + std::to_string(options.workgroupSize) + "," +
         std::to_string(options.rowWorkgroupSize) +
-        ";precision=" + options.precision + ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
+        ";precision=" + options.precision +
+        ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
     for (const auto &shape : request.argumentShapes) {
       key += ";shape=";
       for (int64_t d : shape)

@@ -2,6 +2,8 @@
 
 #include "fx/Compiler/CompilerFlags.h"
 
+#include "fx/Codegen/SPIRV/Passes.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <memory>
@@ -120,10 +122,10 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
     if (size <= 0)
       return rt::Status::error("workgroup sizes must be positive, got " +
                                std::to_string(size));
-  if (f->precision != "highest" && f->precision != "high" &&
-      f->precision != "medium")
+  if (!mlir::fx::parseMatmulPrecision(f->precision))
     return rt::Status::error("--precision: expected highest, high or medium, "
-                             "got '" + f->precision + "'");
+                             "got '" +
+                             f->precision + "'");
   options.precision = f->precision;
   options.workgroupSize = f->workgroupSize;
   options.rowWorkgroupSize = f->rowWorkgroupSize;

@@ -35,7 +35,8 @@ struct MapMatmulsToGPUPass
     : public fx::impl::FXMapMatmulsToGPUBase<MapMatmulsToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    std::optional<Precision> parsedPrecision = parsePrecision(precision);
+    std::optional<Precision> parsedPrecision =
+        fx::parseMatmulPrecision(precision);
     if (!parsedPrecision) {
       getOperation().emitError("fx-map-matmuls-to-gpu: precision must be "
                                "highest, high or medium, not '")
@@ -67,7 +68,7 @@ struct MapMatmulsToGPUPass
               << " fragments, " << tile.m() << "x" << tile.n() << " tiles of "
               << tile.subgroupsM * tile.subgroupsN << " subgroups, k staged "
               << tile.k << " at a time through workgroup memory";
-        buildCooperativeMatmul(op, tile, zeroFillBefore(op),
+        buildCooperativeMatmul(op, tile, findZeroStart(op),
                                truncationAfter(op));
       }
     }
@@ -87,36 +88,36 @@ struct MapMatmulsToGPUPass
         op->emitRemark("not mapped as a tiled matmul: ") << why;
     });
     for (auto &[op, view] : ops) {
-      if (cooperativeMatrix) {
-        std::string why;
-        FailureOr<CoopGemmConfig> config = chooseCoopGemm(
-            op, view, *parsedPrecision, bf16CooperativeMatrix, why);
-        if (succeeded(config)) {
-          GemmFusion fusion = analyzeFusion(op);
-          if (report) {
-            const char *kind =
-                !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
-                    ? "f16"
-                : config->precision == Precision::High ? "bf16x3"
-                : config->bf16                         ? "bf16"
-                                                       : "f16";
-            op->emitRemark()
-                << "cooperative-matrix GEMM: " << sizeText(view.rows) << "x"
-                << sizeText(view.cols) << "x" << view.reduction.size()
-                << " on " << kind << " fragments, " << config->m() << "x"
-                << config->n() << " tiles, k step " << config->k;
-            if (!fusion.describe().empty())
-              op->emitRemark() << "fused into the kernel: "
-                               << fusion.describe();
-          }
-          GemmKernelBuilder(op, view, TileConfig(), fusion)
-              .buildCooperative(*config);
-          fusion.eraseAbsorbed();
-          continue;
+      // What the kernel absorbs (both kernels take the same).
+      GemmFusion fusion = analyzeFusion(op);
+      std::string fused = fusion.describe();
+      std::string why;
+      FailureOr<CoopGemmConfig> config = failure();
+      if (cooperativeMatrix)
+        config = chooseCoopGemm(op, view, *parsedPrecision,
+                                bf16CooperativeMatrix, why);
+      if (succeeded(config)) {
+        if (report) {
+          const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
+                                 ? "f16"
+                             : config->precision == Precision::High ? "bf16x3"
+                             : config->bf16                         ? "bf16"
+                                                                    : "f16";
+          op->emitRemark() << "cooperative-matrix GEMM: " << sizeText(view.rows)
+                           << "x" << sizeText(view.cols) << "x"
+                           << view.reduction.size() << " on " << kind
+                           << " fragments, " << config->m() << "x"
+                           << config->n() << " tiles, k step " << config->k;
+          if (!fused.empty())
+            op->emitRemark() << "fused into the kernel: " << fused;
         }
-        if (report)
-          op->emitRemark("not on the tensor cores: ") << why;
+        GemmKernelBuilder(op, view, TileConfig(), fusion)
+            .buildCooperative(*config);
+        fusion.eraseAbsorbed();
+        continue;
       }
+      if (cooperativeMatrix && report)
+        op->emitRemark("not on the tensor cores: ") << why;
       bool dynamic = view.rows.isDynamic() || view.cols.isDynamic() ||
                      view.batch.isDynamic();
       // With a dynamic batch the tile assumes a moderate size
@@ -125,7 +126,7 @@ struct MapMatmulsToGPUPass
       TileConfig tile =
           chooseTile(view.batch.guessedSize(), view.rows.guessedSize(),
                      view.cols.guessedSize(), view.reduction.size(), !dynamic);
-      if (report)
+      if (report) {
         op->emitRemark() << "tiled matmul: " << sizeText(view.rows) << "x"
                          << sizeText(view.cols) << "x" << view.reduction.size()
                          << (view.batch.isDynamic() ? " (batch ?)" : "")
@@ -137,9 +138,9 @@ struct MapMatmulsToGPUPass
                                  ? ", k split " + std::to_string(tile.splits) +
                                        " ways"
                                  : std::string());
-      GemmFusion fusion = analyzeFusion(op);
-      if (report && !fusion.describe().empty())
-        op->emitRemark() << "fused into the kernel: " << fusion.describe();
+        if (!fused.empty())
+          op->emitRemark() << "fused into the kernel: " << fused;
+      }
       GemmKernelBuilder(op, view, tile, fusion).build();
       fusion.eraseAbsorbed();
     }

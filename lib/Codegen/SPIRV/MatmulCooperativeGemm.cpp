@@ -25,15 +25,16 @@
 
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
-namespace mlir::fx::matmul {
-
-std::optional<Precision> parsePrecision(StringRef text) {
-  return llvm::StringSwitch<std::optional<Precision>>(text)
-      .Case("highest", Precision::Highest)
-      .Case("high", Precision::High)
-      .Case("medium", Precision::Medium)
+std::optional<mlir::fx::MatmulPrecision>
+mlir::fx::parseMatmulPrecision(StringRef text) {
+  return llvm::StringSwitch<std::optional<MatmulPrecision>>(text)
+      .Case("highest", MatmulPrecision::Highest)
+      .Case("high", MatmulPrecision::High)
+      .Case("medium", MatmulPrecision::Medium)
       .Default(std::nullopt);
 }
+
+namespace mlir::fx::matmul {
 
 FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
                                          const GemmView &view,
@@ -104,9 +105,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   bool convertF32 = getElementTypeOrSelf(op.getDpsInputs()[0]).isF32();
   Value c1 = cst(b, 1);
   Location launchLoc =
-      config.bf16 ? Location(FusedLoc::get(ctx, {loc},
-                                           StringAttr::get(
-                                               ctx, kBF16FragmentsMarker)))
+      config.bf16 ? Location(FusedLoc::get(
+                        ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
                   : loc;
   auto launch = gpu::LaunchOp::create(
       b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
@@ -114,7 +114,6 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       cst(b, view.batch.size()), cst(b, config.threads()), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
-  Value tid = threadId;
   zero = cst(body, 0);
   extents.assign(op.getNumLoops(), Value());
   batchLoops.assign(op.getNumLoops(), Value());
@@ -131,11 +130,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   auto alongK = [&](unsigned operand, const Group &group) {
     return isInnermost(operand, view.reduction) && !isInnermost(operand, group);
   };
-  Staging staging[2] = {
-      {rowOperand, &view.rows, config.m(), config.k,
-       alongK(rowOperand, view.rows)},
-      {colOperand, &view.cols, config.n(), config.k,
-       alongK(colOperand, view.cols)}};
+  Staging staging[2] = {{rowOperand, &view.rows, config.m(), config.k,
+                         alongK(rowOperand, view.rows)},
+                        {colOperand, &view.cols, config.n(), config.k,
+                         alongK(colOperand, view.cols)}};
 
   auto copyType = VectorType::get({4}, IntegerType::get(ctx, 32));
   auto workgroupTile = [&](int64_t units) -> Value {
@@ -148,8 +146,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   Value tiles[2][2];
   for (int s = 0; s < 2; ++s)
     for (int part = 0; part < (high ? 2 : 1); ++part)
-      tiles[s][part] = workgroupTile(staging[s].rowsOfTile() *
-                                     staging[s].stride());
+      tiles[s][part] =
+          workgroupTile(staging[s].rowsOfTile() * staging[s].stride());
   // Each subgroup's 16x16 f32 fragment on its way out.
   Value outTile =
       workgroupTile(config.subgroupsM * config.subgroupsN * kFrag * 4);
@@ -175,10 +173,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       Type f16 = Float16Type::get(ctx);
       SmallVector<Value> halves;
       for (Value v : values)
-        halves.push_back(v.getType().isF16()
-                             ? v
-                             : arith::TruncFOp::create(ob, loc, f16, v)
-                                   .getResult());
+        halves.push_back(
+            v.getType().isF16()
+                ? v
+                : arith::TruncFOp::create(ob, loc, f16, v).getResult());
       Value vec = vector::FromElementsOp::create(
           ob, loc, VectorType::get({8}, f16), halves);
       return vector::BitCastOp::create(ob, loc, copyType, vec).getResult();
@@ -216,8 +214,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                          function_ref<void(const Staging &, Value, Value)> fn) {
     for (const Staging &st : staging)
       for (int64_t i = 0; i < st.units() / config.threads(); ++i) {
-        Value unit =
-            arith::AddIOp::create(ob, loc, tid, cst(ob, i * config.threads()));
+        Value unit = arith::AddIOp::create(ob, loc, threadId,
+                                           cst(ob, i * config.threads()));
         fn(st, arith::DivUIOp::create(ob, loc, unit, cst(ob, st.unitsPerRow())),
            arith::RemUIOp::create(ob, loc, unit, cst(ob, st.unitsPerRow())));
       }
@@ -238,9 +236,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     // Views (a collapse_shape of the batch into rows) stay in the kernel,
     // where fold-memref-alias-ops folds them into the indices.
     if (!st.alongK || fusion.padded[st.operand] || !type ||
-        input.getDefiningOp<ViewLikeOpInterface>() ||
-        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        map.getNumResults() < reductionRank)
+        input.getDefiningOp<ViewLikeOpInterface>() || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || map.getNumResults() < reductionRank)
       continue;
     bool trailing = true;
     for (int64_t i = 0; i < reductionRank; ++i) {
@@ -325,8 +322,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         unsigned inner = group.loops.back();
         Value innerFirst = loops[inner];
         for (int64_t e = 0; e < 8; ++e) {
-          loops[inner] =
-              arith::AddIOp::create(ob, loc, innerFirst, cst(ob, e));
+          loops[inner] = arith::AddIOp::create(ob, loc, innerFirst, cst(ob, e));
           Value ok = unitOk;
           Value value = loadGemmInput(ob, loc, op, fusion, st.operand,
                                       indices(ob, st.operand, loops), ok);
@@ -373,7 +369,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
 
   // Subgroup s owns block (s / subgroupsN, s % subgroupsN) of the tile.
   Value subgroup =
-      arith::DivUIOp::create(body, loc, tid, cst(body, kSubgroupSize));
+      arith::DivUIOp::create(body, loc, threadId, cst(body, kSubgroupSize));
   Value sgRow =
       arith::DivUIOp::create(body, loc, subgroup, cst(body, config.subgroupsN));
   Value sgCol =
@@ -448,12 +444,12 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
           Value &c = acc[i * config.fragsN + j];
           // bf16x3: the small products first.
           if (high) {
-            c = gpu::SubgroupMmaComputeOp::create(
-                lb, loc, accType, aFrags[1][i], bFrags[0][j], c, UnitAttr(),
-                UnitAttr());
-            c = gpu::SubgroupMmaComputeOp::create(
-                lb, loc, accType, aFrags[0][i], bFrags[1][j], c, UnitAttr(),
-                UnitAttr());
+            c = gpu::SubgroupMmaComputeOp::create(lb, loc, accType,
+                                                  aFrags[1][i], bFrags[0][j], c,
+                                                  UnitAttr(), UnitAttr());
+            c = gpu::SubgroupMmaComputeOp::create(lb, loc, accType,
+                                                  aFrags[0][i], bFrags[1][j], c,
+                                                  UnitAttr(), UnitAttr());
           }
           c = gpu::SubgroupMmaComputeOp::create(lb, loc, accType, aFrags[0][i],
                                                 bFrags[0][j], c, UnitAttr(),
@@ -471,7 +467,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   // two rows of 16 per pass so that stores along a row coalesce.
   Value region =
       arith::MulIOp::create(body, loc, subgroup, cst(body, kFrag * 4));
-  Value lane = arith::RemUIOp::create(body, loc, tid, cst(body, kSubgroupSize));
+  Value lane =
+      arith::RemUIOp::create(body, loc, threadId, cst(body, kSubgroupSize));
   Type outElement = getElementTypeOrSelf(op.getDpsInits()[0].getType());
   for (int64_t i = 0; i < config.fragsM; ++i)
     for (int64_t j = 0; j < config.fragsN; ++j) {
@@ -499,14 +496,14 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                     .getResult()});
         Value rowIndex = arith::AddIOp::create(
             body, loc, tileRow,
-            arith::AddIOp::create(body, loc, blockRow,
-                                  arith::AddIOp::create(
-                                      body, loc, r, cst(body, i * kFrag))));
+            arith::AddIOp::create(
+                body, loc, blockRow,
+                arith::AddIOp::create(body, loc, r, cst(body, i * kFrag))));
         Value colIndex = arith::AddIOp::create(
             body, loc, tileCol,
-            arith::AddIOp::create(body, loc, blockCol,
-                                  arith::AddIOp::create(
-                                      body, loc, cc, cst(body, j * kFrag))));
+            arith::AddIOp::create(
+                body, loc, blockCol,
+                arith::AddIOp::create(body, loc, cc, cst(body, j * kFrag))));
         auto [rowClamped, rowOk] = clamp(body, rowIndex, view.rows);
         auto [colClamped, colOk] = clamp(body, colIndex, view.cols);
         Value ok = arith::AndIOp::create(body, loc, rowOk, colOk);

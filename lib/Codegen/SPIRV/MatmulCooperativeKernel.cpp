@@ -2,8 +2,8 @@
 //
 // The cooperative-matrix kernel (VK_KHR_cooperative_matrix): f16 or bf16
 // matmuls into f32 on 16x16x16 fragments, operands staged through
-// workgroup memory, with the zero fill before and the f16 truncation after
-// the matmul folded into it.
+// workgroup memory, with the zero start before (findZeroStart) and the f16
+// truncation after the matmul folded into it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,7 +53,7 @@ CoopTile chooseCoopTile(int64_t m, int64_t n, int64_t k) {
 }
 
 void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
-                            linalg::FillOp zeroFill,
+                            Operation *zeroStart,
                             linalg::GenericOp truncation) {
   Location loc = op.getLoc();
   OpBuilder b(op);
@@ -196,17 +196,18 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
   Value row0 = arith::AddIOp::create(body, loc, tileRow, blockRow);
   Value col0 = arith::AddIOp::create(body, loc, tileCol, blockCol);
   // The accumulators start from the output, as linalg accumulates into
-  // its init, or from zero when `zeroFill` (whose kernel this one replaces:
-  // it stores every output element) filled the output right before.
+  // its init, or from zero when `zeroStart` (a zero fill or zero copy
+  // whose work this kernel makes redundant: it stores every output
+  // element) last wrote the output.
   SmallVector<Value> init;
   Value zero;
-  if (zeroFill)
+  if (zeroStart)
     zero = gpu::SubgroupMmaConstantMatrixOp::create(
         body, loc, accType,
         arith::ConstantOp::create(body, loc, body.getF32FloatAttr(0.0f)));
   for (int64_t i = 0; i < kFragsM; ++i)
     for (int64_t j = 0; j < kFragsN; ++j)
-      init.push_back(zeroFill
+      init.push_back(zeroStart
                          ? zero
                          : gpu::SubgroupMmaLoadMatrixOp::create(
                                body, loc, accType, c,
@@ -328,8 +329,8 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
   }
   gpu::TerminatorOp::create(body, loc);
   op->erase();
-  if (zeroFill)
-    zeroFill->erase();
+  if (zeroStart)
+    zeroStart->erase();
   if (truncation) {
     truncation->erase();
     // The f32 output is now written by nobody and read by nobody.
@@ -372,17 +373,6 @@ linalg::GenericOp truncationAfter(linalg::LinalgOp op) {
         !isa<linalg::FillOp, memref::DeallocOp>(user))
       return nullptr;
   return generic;
-}
-
-linalg::FillOp zeroFillBefore(linalg::LinalgOp op) {
-  Operation *prev = op->getPrevNode();
-  while (prev && isa<arith::ConstantOp>(prev))
-    prev = prev->getPrevNode();
-  auto fill = dyn_cast_or_null<linalg::FillOp>(prev);
-  if (!fill || fill.getDpsInits()[0] != op.getDpsInits()[0])
-    return nullptr;
-  return matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat()) ? fill
-                                                                : nullptr;
 }
 
 } // namespace mlir::fx::matmul

@@ -20,8 +20,8 @@
 #include "MatmulKernels.h"
 
 #include "mlir/IR/Matchers.h"
-#include "llvm/ADT/SetVector.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::fx::matmul {
 
@@ -83,24 +83,24 @@ static Operation *lastWriter(Operation *before,
   return nullptr;
 }
 
-/// Whether `op` writes zero to every element of `buffer` (the buffer
+/// Whether `op` writes +0.0 to every element of `buffer` (the buffer
 /// itself, not a view of it): a linalg.fill, or a linalg.map / generic
-/// without inputs that yields a zero constant.
+/// without inputs that yields a zero constant. (-0.0 is not taken: a
+/// kernel's zero start and zero padding are +0.0.)
 static bool isZeroFillOf(Operation *op, Value buffer) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
       linalgOp.getDpsInits()[0] != buffer)
     return false;
   if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return matchPattern(fill.getDpsInputs()[0], m_AnyZeroFloat());
+    return matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat());
   if (linalgOp.getNumDpsInputs() != 0 ||
       linalgOp.getNumParallelLoops() != linalgOp.getNumLoops() ||
-      !linalgOp.getMatchingIndexingMap(&linalgOp->getOpOperand(0))
-           .isIdentity())
+      !linalgOp.getMatchingIndexingMap(&linalgOp->getOpOperand(0)).isIdentity())
     return false;
   Block &body = linalgOp->getRegion(0).front();
   Value yielded = body.getTerminator()->getOperand(0);
-  return matchPattern(yielded, m_AnyZeroFloat());
+  return matchPattern(yielded, m_PosZeroFloat());
 }
 
 /// Whether `buffer` holds zero everywhere just before `at`.
@@ -120,21 +120,19 @@ static SmallVector<Operation *> usersOf(Value buffer) {
   return users.takeVector();
 }
 
-static std::optional<PaddedInput> analyzePadding(linalg::LinalgOp op,
-                                                 unsigned operand,
-                                                 GemmFusion &fusion) {
+static std::optional<PaddedInput>
+analyzePadding(linalg::LinalgOp op, unsigned operand, GemmFusion &fusion) {
   Value padded = op.getDpsInputs()[operand];
   auto alloc = padded.getDefiningOp<memref::AllocOp>();
   if (!alloc || !alloc.getType().hasStaticShape())
     return std::nullopt;
   auto paddedSet = aliasesOf(padded);
-  auto copy =
-      dyn_cast_or_null<memref::CopyOp>(lastWriter(op.getOperation(), paddedSet));
+  auto copy = dyn_cast_or_null<memref::CopyOp>(
+      lastWriter(op.getOperation(), paddedSet));
   if (!copy)
     return std::nullopt;
   auto subview = copy.getTarget().getDefiningOp<memref::SubViewOp>();
-  if (!subview || subview.getSource() != padded ||
-      !subview.hasUnitStride() ||
+  if (!subview || subview.getSource() != padded || !subview.hasUnitStride() ||
       subview.getSourceType().getRank() != subview.getType().getRank())
     return std::nullopt;
   PaddedInput input;
@@ -220,32 +218,35 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   return generic;
 }
 
-GemmFusion analyzeFusion(linalg::LinalgOp op) {
-  GemmFusion fusion;
-  for (unsigned operand = 0; operand < 2; ++operand)
-    fusion.padded[operand] = analyzePadding(op, operand, fusion);
-
+Operation *findZeroStart(linalg::LinalgOp op) {
   // The op that wrote the initial value goes away: nothing in between may
   // read what it wrote.
   Value out = op.getDpsInits()[0];
   auto outSet = aliasesOf(out);
   Operation *writer = lastWriter(op.getOperation(), outSet);
-  auto readInBetween = [&]() {
-    for (Operation *between = writer->getNextNode();
-         between != op.getOperation(); between = between->getNextNode())
-      if (!isa<ViewLikeOpInterface>(between) && usesAny(between, outSet))
-        return true;
-    return false;
-  };
-  if (!writer || readInBetween()) {
-  } else if (isZeroFillOf(writer, out)) {
+  if (!writer)
+    return nullptr;
+  for (Operation *between = writer->getNextNode(); between != op.getOperation();
+       between = between->getNextNode())
+    if (!isa<ViewLikeOpInterface>(between) && usesAny(between, outSet))
+      return nullptr;
+  if (isZeroFillOf(writer, out))
+    return writer;
+  auto copy = dyn_cast<memref::CopyOp>(writer);
+  if (copy && copy.getTarget() == out && isZeroBefore(copy, copy.getSource()))
+    return copy;
+  return nullptr;
+}
+
+GemmFusion analyzeFusion(linalg::LinalgOp op) {
+  GemmFusion fusion;
+  for (unsigned operand = 0; operand < 2; ++operand)
+    fusion.padded[operand] = analyzePadding(op, operand, fusion);
+
+  Value out = op.getDpsInits()[0];
+  if (Operation *zeroStart = findZeroStart(op)) {
     fusion.zeroInit = true;
-    fusion.absorbed.push_back(writer);
-  } else if (auto copy = dyn_cast_or_null<memref::CopyOp>(writer)) {
-    if (copy.getTarget() == out && isZeroBefore(copy, copy.getSource())) {
-      fusion.zeroInit = true;
-      fusion.absorbed.push_back(copy);
-    }
+    fusion.absorbed.push_back(zeroStart);
   }
 
   SmallVector<Value> reads;
@@ -263,6 +264,7 @@ GemmFusion analyzeFusion(linalg::LinalgOp op) {
     // still has to be stored; an epilogue in place overwrites it anyway.
     bool readLater = false;
     if (result != out) {
+      auto outSet = aliasesOf(out);
       readLater = !out.getDefiningOp<memref::AllocOp>();
       for (Operation *later = epilogue->getNextNode(); later && !readLater;
            later = later->getNextNode())
@@ -285,8 +287,9 @@ void GemmFusion::eraseAbsorbed() {
     if (!alloc)
       continue;
     SmallVector<Operation *> users = usersOf(buffer);
-    if (!llvm::all_of(users,
-                      [](Operation *user) { return isa<memref::DeallocOp>(user); }))
+    if (!llvm::all_of(users, [](Operation *user) {
+          return isa<memref::DeallocOp>(user);
+        }))
       continue;
     for (Operation *user : users)
       user->erase();

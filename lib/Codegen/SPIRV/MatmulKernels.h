@@ -125,6 +125,11 @@ struct GemmFusion {
   std::string describe() const;
 };
 
+/// The op that last wrote zero to all of `op`'s output (a zero fill, or a
+/// copy of a zero-filled buffer) with no read of it since, which a kernel
+/// that starts from zero makes redundant; else null.
+Operation *findZeroStart(linalg::LinalgOp op);
+
 /// Finds what the kernel of `op` (an analyzed GEMM on buffers) can absorb.
 GemmFusion analyzeFusion(linalg::LinalgOp op);
 
@@ -255,13 +260,7 @@ constexpr int64_t kSubgroupBlockM = kFrag * kFragsM,
 /// memory as vector<4xi32>.
 constexpr int64_t kHalvesPerCopy = 8;
 
-/// How f32 operands meet the tensor cores (like PyTorch's
-/// torch.set_float32_matmul_precision): `highest` keeps f32 GEMMs on the
-/// SIMT kernel; `high` splits each operand into bf16 high and low parts and
-/// sums three products (hi*hi + hi*lo + lo*hi) in f32, about 16 bits of
-/// mantissa; `medium` rounds operands to bf16 (f16 without bf16 fragments).
-enum class Precision { Highest, High, Medium };
-std::optional<Precision> parsePrecision(StringRef text);
+using Precision = MatmulPrecision;
 
 /// The general tensor-core GEMM: any GEMM view with static sizes
 /// (convolutions as implicit GEMMs, transposed and batched matmuls), f32
@@ -285,14 +284,13 @@ FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
                                          Precision precision, bool allowBF16,
                                          std::string &why);
 
-/// The location that marks a kernel whose fragments are bf16 for
+/// The location metadata that marks a kernel whose fragments are bf16 for
 /// fx-retype-bf16-cooperative-matrices.
 constexpr StringLiteral kBF16FragmentsMarker = "fx.bf16_fragments";
 
 /// Whether `op` is a matmul the cooperative-matrix kernel takes; `why`
 /// says why not.
-bool isCooperativeMatmul(linalg::LinalgOp op, bool allowBF16,
-                         std::string &why);
+bool isCooperativeMatmul(linalg::LinalgOp op, bool allowBF16, std::string &why);
 
 /// The cooperative-matrix kernel's tiling: 2x2 subgroups (128x128 tiles)
 /// where M and N allow, k staged 32 at a time where K allows.
@@ -305,19 +303,16 @@ struct CoopTile {
 
 CoopTile chooseCoopTile(int64_t m, int64_t n, int64_t k);
 
-/// A workgroup per output tile; see the pass description.
+/// A workgroup per output tile; see the pass description. With
+/// `zeroStart` (findZeroStart) the accumulators start from zero and it is
+/// erased.
 void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
-                            linalg::FillOp zeroFill,
-                            linalg::GenericOp truncation);
+                            Operation *zeroStart, linalg::GenericOp truncation);
 
 /// The elementwise truncation of `op`'s f32 output to f16 right after
 /// `op`, when nothing else reads the output: the cooperative-matrix kernel
 /// then writes the f16 result itself. Else null.
 linalg::GenericOp truncationAfter(linalg::LinalgOp op);
-
-/// The linalg.fill of zero into `op`'s output right before `op` (constants
-/// aside), which the cooperative-matrix kernel makes redundant; else null.
-linalg::FillOp zeroFillBefore(linalg::LinalgOp op);
 
 } // namespace mlir::fx::matmul
 

@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MatmulKernels.h"
+
 #include "fx/Codegen/SPIRV/Passes.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -71,7 +73,7 @@ struct RetypeBF16CooperativeMatricesPass
       spirvModule.walk([&](spirv::FuncOp func) {
         if (auto fused = dyn_cast<FusedLoc>(func.getLoc()))
           if (auto text = dyn_cast_or_null<StringAttr>(fused.getMetadata()))
-            marked |= text.getValue() == "fx.bf16_fragments";
+            marked |= text.getValue() == fx::matmul::kBF16FragmentsMarker;
       });
       if (!marked && (!name || !name->consume_front("__spv__") ||
                       !bf16Modules.contains(*name)))
