@@ -2,6 +2,9 @@
 # Installs what fx-mlir needs on a fresh Debian 12 machine, then configures and
 # builds it in ./build (or $FX_BUILD_DIR). Safe to run again: it installs only
 # missing packages and rebuilds incrementally (with ccache under ~/.cache).
+# Two PyTorches: the project venv's (./.venv or $FX_VENV: requirements.txt,
+# torch 2.13, the primary one) and Debian's python3-torch 1.13 for
+# /usr/bin/python3.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FX_BUILD_DIR:-$root/build}
@@ -10,7 +13,7 @@ packages=(
   cmake ninja-build ccache
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libclang-rt-22-dev
-  libgtest-dev libgmock-dev python3
+  libgtest-dev libgmock-dev python3 python3-venv
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
   python3-numpy python3-torch python3-torchvision
 )
@@ -26,15 +29,27 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
 fi
 
+# The project venv, pinned by requirements.txt; reinstalled when that file
+# changes (its copy in the venv is the stamp).
+venv=${FX_VENV:-$root/.venv}
+if ! cmp -s "$root/requirements.txt" "$venv/requirements.txt" 2>/dev/null; then
+  echo "fx-mlir: setting up the Python venv $venv (requirements.txt)"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/requirements.txt"
+  cp "$root/requirements.txt" "$venv/requirements.txt"
+fi
+
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 lld=/usr/lib/llvm-22/bin/ld.lld
-if [ ! -f "$build/build.ninja" ]; then
+# Tests run with the venv's Python (lit's %python) unless told otherwise.
+if [ ! -f "$build/build.ninja" ] ||
+   ! grep -qx "Python3_EXECUTABLE:[A-Z]*=$venv/bin/python" "$build/CMakeCache.txt"; then
   echo "fx-mlir: configuring $build"
   cmake -G Ninja -S "$root" -B "$build" \
     -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DPython3_EXECUTABLE=/usr/bin/python3 \
+    -DPython3_EXECUTABLE="$venv/bin/python" \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DCMAKE_EXE_LINKER_FLAGS="--ld-path=$lld" \
     -DCMAKE_SHARED_LINKER_FLAGS="--ld-path=$lld"

@@ -48,7 +48,9 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # tests UNSUPPORTED rather than failing:
 #   vulkan - a Vulkan device (fx-run --list-devices finds one; Mesa lavapipe
 #            counts);
-#   torch  - PyTorch (and torchvision) import in the tests' Python.
+#   torch  - PyTorch (and torchvision's models) import in the tests' Python;
+#   torch2 - that PyTorch has torch.export (2.1 or newer: the project venv's
+#            2.13), as against Debian's 1.13 (`lit --param python=...`).
 # With FX_REQUIRE_FEATURES="vulkan torch" (CI sets it), a missing feature is
 # an error instead: the machine was meant to have it.
 import subprocess
@@ -56,19 +58,30 @@ import subprocess
 
 def _probe(cmd, expect=""):
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
+                              env=dict(os.environ, **config.environment))
     except (OSError, subprocess.TimeoutExpired):
-        return False
-    return proc.returncode == 0 and expect in proc.stdout
+        return None
+    return proc.stdout if proc.returncode == 0 and expect in proc.stdout else None
 
 
 _fx_run = os.path.join(config.fx_tools_dir, "fx-run")
-if _probe([_fx_run, "--list-devices"], expect="Vulkan device 0"):
+if _probe([_fx_run, "--list-devices"], expect="Vulkan device 0") is not None:
     config.available_features.add("vulkan")
-if _probe([config.python_executable, "-c", "import torch, torchvision"]):
+_torch = _probe([config.python_executable, "-c",
+                 "import torch, fx_mlir.torchvision_models as t; t.models(); "
+                 "print(hasattr(torch, 'export'))"])
+if _torch is not None:
     config.available_features.add("torch")
+    if _torch.strip() == "True":
+        config.available_features.add("torch2")
+# FileCheck prefixes for what the two captures write differently:
+# --check-prefixes=CHECK,%torch-checks.
+config.substitutions.append(("%torch-checks",
+                             "TORCH2" if "torch2" in config.available_features else "TORCH1"))
 for _feature in os.environ.get("FX_REQUIRE_FEATURES", "").split():
     if _feature not in config.available_features:
         lit_config.fatal(f"FX_REQUIRE_FEATURES names '{_feature}', which this machine lacks "
                          "(vulkan: no Vulkan device from fx-run --list-devices; torch: "
-                         f"{config.python_executable} cannot import torch and torchvision)")
+                         f"{config.python_executable} cannot import torch and torchvision's models; "
+                         "torch2: its torch has no torch.export)")

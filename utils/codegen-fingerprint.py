@@ -52,12 +52,12 @@ def workloads(work):
         items.append((f"bench/vulkan:{name}", path))
     try:
         import torch
-        import torchvision
         import fx_mlir
+        from fx_mlir.torchvision_models import models as torchvision_models
     except ImportError:
         return items
     torch.manual_seed(0)
-    models = {"resnet18": (torchvision.models.resnet18(), (1, 3, 64, 64)),
+    models = {"resnet18": (torchvision_models().resnet18(), (1, 3, 64, 64)),
               "transformer_encoder_layer": (
                   torch.nn.TransformerEncoderLayer(256, 4, 512, batch_first=True),
                   (2, 16, 256))}

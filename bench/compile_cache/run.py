@@ -33,9 +33,9 @@ MODELS = ["resnet18", "transformer_encoder_layer"]
 
 def make(name, torch):
     if name == "resnet18":
-        import torchvision
+        from fx_mlir.torchvision_models import models
         torch.manual_seed(0)
-        return torchvision.models.resnet18().eval(), torch.randn(1, 3, 224, 224)
+        return models().resnet18().eval(), torch.randn(1, 3, 224, 224)
     import zoo
     torch.manual_seed(0)
     model, inputs = getattr(zoo, name)()

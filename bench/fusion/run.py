@@ -164,11 +164,11 @@ def main():
     if not args.no_resnet:
         sys.path.insert(0, os.path.join(ROOT, "python"))
         import torch
-        import torchvision
         import fx_mlir
+        from fx_mlir.torchvision_models import models as torchvision_models
         for frozen in (False, True):
             torch.manual_seed(0)
-            model = torchvision.models.resnet18().eval()
+            model = torchvision_models().resnet18().eval()
             imported = fx_mlir.import_module(model, (torch.randn(1, 3, 224, 224),), frozen=frozen)
             prefix = os.path.join(tmp, "resnet18" + ("_frozen" if frozen else ""))
             imported.save(prefix + ".mlir", None if frozen else prefix + ".safetensors")

@@ -33,7 +33,8 @@ SIZES = {"inception_v3": 299, "vit_b_16": 224, "vit_b_32": 224, "vit_l_16": 224,
 
 
 def classification_models():
-    import torchvision.models as models
+    from fx_mlir.torchvision_models import models as torchvision_models
+    models = torchvision_models()
     if hasattr(models, "list_models"):
         return sorted(models.list_models(module=models))
     return sorted(n for n in dir(models) if n[0].islower() and callable(getattr(models, n))

@@ -155,8 +155,8 @@ def make_model(name, torch):
     base = name.split("_b")[0] if name.startswith(("densenet", "resnet50")) else name
     if base in ("resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "convnext_tiny",
                 "densenet121"):
-        import torchvision
-        return getattr(torchvision.models, base)().eval()
+        from fx_mlir.torchvision_models import models
+        return getattr(models(), base)().eval()
     if name == "transformer_encoder":
         layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=8, dim_feedforward=1024,
                                                  batch_first=True)

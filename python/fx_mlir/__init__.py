@@ -23,10 +23,10 @@ needs NumPy only, not torch):
 
 from .runtime import Compiler, Error, Model, compile, load  # noqa: F401
 
-__all__ = ["import_module", "ImportedModule", "TraceError", "UnsupportedOpsError",
+__all__ = ["import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
            "Compiler", "Error", "Model", "compile", "load"]
 
-_IMPORTER_NAMES = {"import_module", "ImportedModule", "TraceError", "UnsupportedOpsError",
+_IMPORTER_NAMES = {"import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
                    "Importer", "safetensors"}
 
 

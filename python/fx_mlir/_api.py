@@ -3,8 +3,12 @@
 
 import torch
 
-from ._importer import Importer, TraceError, UnsupportedOpsError  # noqa: F401
+from ._importer import (Importer, TraceError, UnsupportedOpsError, capture,  # noqa: F401
+                        export, exported_graph)
 from . import safetensors
+
+# torch.export arrived in torch 2.1; torch 1.x imports through make_fx.
+HAS_EXPORT = hasattr(torch, "export") and hasattr(torch.export, "ExportedProgram")
 
 
 class ImportedModule:
@@ -39,13 +43,16 @@ def _parameters(module):
     return list(seen.items())
 
 
-def import_module(module, example_inputs, frozen=False, func_name="forward"):
+def import_module(module, example_inputs, dynamic_shapes=None, frozen=False,
+                  func_name="forward"):
     """Imports an nn.Module (or a function of tensors) into the FX dialect.
 
     `example_inputs` is a tuple of tensors (a single tensor is accepted); their
-    shapes and dtypes become the function's signature. Raises
-    UnsupportedOpsError listing every unsupported op if the graph cannot be
-    expressed.
+    shapes and dtypes become the function's signature. On torch 2 the model is
+    captured with torch.export (`dynamic_shapes` as torch.export takes it) and
+    lowered to Core ATen; on torch 1.x with make_fx. Raises TraceError if the
+    model cannot be captured and UnsupportedOpsError listing every unsupported
+    op if the graph cannot be expressed.
     """
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
@@ -53,8 +60,30 @@ def import_module(module, example_inputs, frozen=False, func_name="forward"):
     if isinstance(module, torch.nn.Module) and module.training:
         raise ValueError("the module is in training mode; call .eval() before importing "
                          "(fx-mlir compiles inference graphs)")
-    params = _parameters(module)
-    builder = Importer(module, example_inputs, params, frozen, func_name).run()
-    tensors = dict(params)
+    if not HAS_EXPORT:
+        if dynamic_shapes is not None:
+            raise ValueError(f"dynamic_shapes needs torch.export (torch 2.1 or newer); this "
+                             f"is torch {torch.__version__}")
+        graph, placeholders = capture(module, example_inputs, _parameters(module))
+        return _import(graph, placeholders, frozen, func_name, exported=False)
+    return import_program(export(module, example_inputs, dynamic_shapes), frozen, func_name)
+
+
+def import_program(program, frozen=False, func_name="forward"):
+    """Imports a torch.export ExportedProgram into the FX dialect (torch 2).
+
+    The program is lowered to Core ATen first (run_decompositions). Its
+    parameters and buffers keep their state_dict names.
+    """
+    if not HAS_EXPORT or not isinstance(program, torch.export.ExportedProgram):
+        raise TypeError(f"import_program takes a torch.export.ExportedProgram, not a "
+                        f"{type(program).__name__}")
+    graph, placeholders = exported_graph(program)
+    return _import(graph, placeholders, frozen, func_name, exported=True)
+
+
+def _import(graph, placeholders, frozen, func_name, exported):
+    builder = Importer(graph, placeholders, frozen, func_name, exported).run()
+    tensors = {p.name: p.tensor for p in placeholders if hasattr(p, "tensor")}
     kept = {name: tensors[name] for name in builder.param_names}
     return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)

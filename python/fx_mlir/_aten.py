@@ -185,6 +185,22 @@ def _linear(ctx, x, w, b=None):
     return ctx.emit("linear", [x, w] + ([b] if b is not None else []))
 
 
+if hasattr(aten, "scaled_dot_product_attention"):
+    @handles(aten.scaled_dot_product_attention.default)
+    def _sdpa(ctx, q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+              enable_gqa=False):
+        if dropout_p != 0.0:
+            raise Unsupported("attention dropout (fx-mlir compiles inference graphs)")
+        if enable_gqa and q.shape[:-2] != k.shape[:-2]:
+            raise Unsupported("grouped-query attention (enable_gqa with fewer key/value heads)")
+        attrs = {"is_causal": "true" if is_causal else None,
+                 "scale": float_attr(scale) if scale is not None else None}
+        if attn_mask is None:
+            return ctx.emit("scaled_dot_product_attention", [q, k, v], attrs)
+        return ctx.emit("scaled_dot_product_attention", [q, k, v], attrs,
+                        keywords=[("mask", attn_mask)])
+
+
 @handles(aten.convolution.default, aten._convolution.default)
 def _convolution(ctx, x, w, bias, stride, padding, dilation, transposed, output_padding, groups,
                  *rest):
@@ -247,6 +263,14 @@ def _batch_norm(ctx, x, weight, bias, running_mean, running_var, training=False,
     out = ctx.emit_typed("batch_norm", [x, running_mean, running_var], attrs, [ctx.result(0)],
                          keywords)
     return out, None, None
+
+
+if hasattr(aten, "_native_batch_norm_legit_no_training"):
+    @handles(aten._native_batch_norm_legit_no_training.default)
+    def _batch_norm_no_training(ctx, x, weight, bias, running_mean, running_var, momentum=0.1,
+                                eps=1e-5):
+        # What torch.export's Core ATen graphs hold for batch norm in eval mode.
+        return _batch_norm(ctx, x, weight, bias, running_mean, running_var, False, momentum, eps)
 
 
 @handles(aten.native_layer_norm.default)
@@ -553,7 +577,8 @@ def _arange(ctx, *args, **kwargs):
     elif ctx.node.target is aten.arange.start:
         start, end, step = numbers[0], numbers[1], 1
     else:
-        start, end, step = numbers[:3]
+        start, end = numbers[:2]
+        step = numbers[2] if len(numbers) > 2 else kwargs.get("step", 1)
     attrs = {"start": float_attr(start) if start != 0 else None, "end": float_attr(end),
              "step": float_attr(step) if step != 1 else None}
     return ctx.emit("arange", [], attrs)

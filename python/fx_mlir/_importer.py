@@ -78,12 +78,15 @@ def _recording_stack_traces():
         tracer.record_stack_traces = saved
 
 
-def user_frame(stack_trace):
-    """(file, line) of the innermost frame outside torch and this package."""
+def user_frame(stack_trace, outermost_first):
+    """(file, line) of the innermost frame outside torch and this package.
+    torch.export's stack traces list the outermost frame first (and hold
+    only modules' forward methods); torch 1.x's make_fx lists the innermost
+    first."""
     if not stack_trace:
         return None
     lines = stack_trace.splitlines()
-    for text in lines:
+    for text in (reversed(lines) if outermost_first else lines):
         text = text.strip()
         if not text.startswith('File "'):
             continue
@@ -97,7 +100,8 @@ def user_frame(stack_trace):
 
 
 def capture(fn, example_inputs, params):
-    """make_fx over fn(params..., inputs...), functionalized, decomposed."""
+    """make_fx over fn(params..., inputs...), functionalized, decomposed: the
+    torch 1.x capture. Returns (graph, placeholders)."""
     names = [name for name, _ in params]
 
     def flat(*args):
@@ -107,9 +111,104 @@ def capture(fn, example_inputs, params):
         return fn(*inputs)
 
     traced = functionalize(flat) if functionalize is not None else flat
-    with _recording_stack_traces(), torch.no_grad():
-        return make_fx(traced, decomposition_table=decomposition_table())(
-            *[t for _, t in params], *example_inputs)
+    try:
+        with _recording_stack_traces(), torch.no_grad():
+            gm = make_fx(traced, decomposition_table=decomposition_table())(
+                *[t for _, t in params], *example_inputs)
+    except Exception as e:  # the user's model raised on the example inputs
+        raise TraceError(f"the model failed on the example inputs: "
+                         f"{type(e).__name__}: {e}") from e
+    placeholders = [Param(name, tensor) for name, tensor in params]
+    placeholders += [Input(i, t) for i, t in enumerate(example_inputs)]
+    return gm.graph, placeholders
+
+
+_KEPT_WHOLE = [getattr(aten, name).default for name in ("scaled_dot_product_attention", "linear")
+               if hasattr(aten, name)]
+
+
+class _Function(torch.nn.Module):
+    """A function of tensors as a module, for torch.export."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def export(fn, example_inputs, dynamic_shapes=None):
+    """torch.export.export of a module or function of tensors: the torch 2
+    capture. Returns the ExportedProgram, not yet decomposed."""
+    module = fn if isinstance(fn, torch.nn.Module) else _Function(fn)
+    try:
+        with torch.no_grad():
+            return torch.export.export(module, tuple(example_inputs),
+                                       dynamic_shapes=dynamic_shapes)
+    except Exception as e:
+        export_error = e
+    # Tell a model that fails by itself from one torch.export cannot capture.
+    try:
+        with torch.no_grad():
+            module(*example_inputs)
+    except Exception as e:
+        raise TraceError(f"the model failed on the example inputs: "
+                         f"{type(e).__name__}: {e}") from e
+    raise TraceError(
+        f"torch.export could not capture the model: {type(export_error).__name__}: "
+        f"{export_error}\n"
+        "What to do: torch.export needs the whole forward as one graph, so Python control "
+        "flow may not depend on tensor values; torch._dynamo.explain(model)(*inputs) lists "
+        "where the graph breaks. Rewrite such branches with torch.cond or tensor ops, pass "
+        "dynamic_shapes that match how the model uses its input sizes, or give "
+        "torch.compile(model, backend=\"fx_mlir\") the model, which compiles each graph "
+        "and runs the rest eagerly.") from export_error
+
+
+def exported_graph(program):
+    """The Core ATen graph of an ExportedProgram, and its placeholders.
+    Runs the Core ATen decompositions (plus this package's, for ops the FX
+    dialect lacks) unless the program is already decomposed that far."""
+    from torch.export.graph_signature import InputKind, OutputKind
+    table = torch.export.default_decompositions()
+    for op, fn in decomposition_table().items():
+        table[op] = fn
+    # Ops the FX dialect has as one op, kept whole rather than decomposed
+    # (attention becomes one fused kernel; linear keeps its batch dimensions).
+    for op in _KEPT_WHOLE:
+        table.pop(op, None)
+    with _recording_stack_traces():
+        program = program.run_decompositions(table)
+    signature = program.graph_signature
+    placeholders = []
+    for index, spec in enumerate(signature.input_specs):
+        if spec.kind == InputKind.USER_INPUT:
+            placeholders.append(Input(len([p for p in placeholders if isinstance(p, Input)]),
+                                      _example(program, spec.arg.name)))
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            tensor = (program.state_dict[spec.target] if spec.target in program.state_dict
+                      else program.constants[spec.target])
+            placeholders.append(Param(spec.target, tensor.detach()))
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            placeholders.append(Param(spec.target, program.constants[spec.target].detach()))
+        else:
+            raise UnsupportedOpsError({"input": [(
+                f"an input of kind {spec.kind.name} (only tensors, parameters and buffers "
+                "are supported)", spec.arg.name)]})
+    mutated = [spec.target for spec in signature.output_specs
+               if spec.kind != OutputKind.USER_OUTPUT]
+    if mutated:
+        raise UnsupportedOpsError({"output": [(
+            "the model writes its state (" + ", ".join(map(str, mutated)) + "): fx-mlir "
+            "compiles inference graphs; call .eval() and do not assign to buffers in forward",
+            "output")]})
+    return program.graph, placeholders
+
+
+def _example(program, name):
+    node = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name == name)
+    return node.meta["val"]
 
 
 def _meta(node):
@@ -170,11 +269,32 @@ class NodeContext:
         return value
 
 
+class Param:
+    """A placeholder that stands for a parameter, buffer or constant tensor."""
+
+    def __init__(self, name, tensor):
+        self.name, self.tensor = name, tensor
+
+
+class Input:
+    """A placeholder that stands for the model's `index`-th tensor input."""
+
+    def __init__(self, index, example):
+        self.index, self.example = index, example
+
+
 class Importer:
-    def __init__(self, fn, example_inputs, params, frozen, func_name="forward"):
-        self.fn = fn
-        self.example_inputs = list(example_inputs)
-        self.params = params
+    """Writes one captured graph as an FX-dialect function.
+
+    `placeholders` says what each of the graph's placeholder nodes stands for
+    (a Param or an Input), in the graph's order; `exported` that
+    torch.export captured it (else make_fx).
+    """
+
+    def __init__(self, graph, placeholders, frozen, func_name="forward", exported=False):
+        self.graph = graph
+        self.exported = exported  # captured by torch.export (else make_fx)
+        self.placeholders = placeholders
         self.frozen = frozen
         self.builder = FunctionBuilder(func_name)
         self.values = {}
@@ -182,17 +302,14 @@ class Importer:
         self.live = set()
 
     def location(self, node):
-        frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None))
+        frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None),
+                           self.exported)
         if frame is None:
             return Location(node.name)
         return Location(node.name, *frame)
 
     def run(self):
-        try:
-            graph = capture(self.fn, self.example_inputs, self.params).graph
-        except Exception as e:  # the user's model raised on the example inputs
-            raise TraceError(f"the model failed on the example inputs: "
-                             f"{type(e).__name__}: {e}") from e
+        graph = self.graph
         nodes = list(graph.nodes)
         output = next(n for n in nodes if n.op == "output")
         self._mark_live(output)
@@ -218,29 +335,27 @@ class Importer:
             work.extend(node.all_input_nodes)
 
     def _import_arguments(self, placeholders):
-        n_params = len(self.params)
-        for i, node in enumerate(placeholders):
-            if i < n_params:
-                name, tensor = self.params[i]
+        assert len(placeholders) == len(self.placeholders)
+        for node, what in zip(placeholders, self.placeholders):
+            if isinstance(what, Param):
                 if node not in self.live:
                     continue
-                etype = element_type(tensor.dtype)
+                etype = element_type(what.tensor.dtype)
                 if self.frozen:
-                    self.values[node] = self.builder.constant(tensor_to_numpy(tensor), etype,
-                                                              Location(name))
+                    self.values[node] = self.builder.constant(tensor_to_numpy(what.tensor), etype,
+                                                              Location(what.name))
                 else:
-                    self.values[node] = self.builder.add_argument(tensor.shape, etype, param=name,
-                                                                  loc=Location(name))
+                    self.values[node] = self.builder.add_argument(
+                        what.tensor.shape, etype, param=what.name, loc=Location(what.name))
             else:
-                tensor = self.example_inputs[i - n_params]
+                tensor = what.example
                 if not isinstance(tensor, torch.Tensor):
-                    raise TypeError(f"example input {i - n_params} is a "
+                    raise TypeError(f"example input {what.index} is a "
                                     f"{type(tensor).__name__}, not a tensor")
                 # Inputs are arguments even when unused, so that fx-run's
                 # --input order matches the model's signature.
                 self.values[node] = self.builder.add_argument(
-                    tensor.shape, element_type(tensor.dtype),
-                    loc=Location(f"input{i - n_params}"))
+                    tensor.shape, element_type(tensor.dtype), loc=Location(f"input{what.index}"))
 
     def _import_constant(self, node, tensor):
         if not isinstance(tensor, torch.Tensor):

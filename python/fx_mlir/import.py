@@ -19,7 +19,8 @@ def _load_model(spec, pretrained):
     if not sep or not name:
         raise SystemExit(f"error: MODEL must be torchvision:NAME or FILE.py:FACTORY, got '{spec}'")
     if kind == "torchvision":
-        import torchvision.models as models
+        from .torchvision_models import models as torchvision_models
+        models = torchvision_models()
         factory = getattr(models, name, None)
         if factory is None or name.startswith("_") or not callable(factory):
             raise SystemExit(f"error: torchvision has no model named '{name}'")
