@@ -85,9 +85,10 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, linker, precision;
+  cl::opt<std::string> mode, cpu, linker;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
+  cl::opt<std::string> precision;
   cl::opt<bool> noBufferReuse;
   cl::opt<std::string> cacheDir;
 };

@@ -565,6 +565,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
     } else if (region.wholeDims.empty()) {
       return false;
     }
+    // Rows are the root's parallel dimensions outside the row; a tensor
+    // that is one row (a layer norm over every dimension) has none to
+    // spread over threads.
+    if (llvm::none_of(llvm::enumerate(root.getIteratorTypesArray()),
+                      [&](auto it) {
+                        return linalg::isParallelIterator(it.value()) &&
+                               !region.wholeDims.contains(it.index());
+                      })) {
+      why = "the whole tensor is one row";
+      return false;
+    }
     bool hasReduction = false;
     for (auto &[op, dims] : region.members) {
       auto linalgOp = cast<linalg::LinalgOp>(op);

@@ -108,11 +108,12 @@ def _clamp(ctx, x, min=None, max=None):
 
 @handles(aten.clamp.Tensor)
 def _clamp_tensor(ctx, x, min=None, max=None):
+    # Bounds broadcast with x: each step has the result's shape and dtype.
     out = x
     if min is not None:
-        out = ctx.emit_typed("maximum", [out, scalar_operand(ctx, min, out)])
+        out = ctx.emit("maximum", [out, scalar_operand(ctx, min, out)])
     if max is not None:
-        out = ctx.emit_typed("minimum", [out, scalar_operand(ctx, max, out)])
+        out = ctx.emit("minimum", [out, scalar_operand(ctx, max, out)])
     return ctx.retype(out)
 
 

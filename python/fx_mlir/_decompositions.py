@@ -158,6 +158,8 @@ def _vector_norm(x, p=2.0, dim=None, keepdim=False, dtype=None):
         return torch.amax(torch.abs(x), dims, keepdim=keepdim)
     if p == float("-inf"):
         return torch.amin(torch.abs(x), dims, keepdim=keepdim)
+    if p == 0:  # the number of non-zero elements
+        return torch.sum((x != 0).to(x.dtype), dims, keepdim=keepdim)
     return torch.pow(torch.sum(torch.pow(torch.abs(x), p), dims, keepdim=keepdim), 1.0 / p)
 
 

@@ -181,6 +181,7 @@ def exported_graph(program):
     with _recording_stack_traces():
         program = program.run_decompositions(table)
     signature = program.graph_signature
+    _refuse_dynamic_dimensions(program)
     placeholders = []
     for index, spec in enumerate(signature.input_specs):
         if spec.kind == InputKind.USER_INPUT:
@@ -204,6 +205,27 @@ def exported_graph(program):
             "compiles inference graphs; call .eval() and do not assign to buffers in forward",
             "output")]})
     return program.graph, placeholders
+
+
+def _refuse_dynamic_dimensions(program):
+    # Symbolic sizes would be specialized to the example's (int() of a
+    # SymInt guards on its hint): refuse them rather than compile a graph
+    # for one size the user did not ask for.
+    dynamic = []
+    inputs = [n for n in program.graph.nodes if n.op == "placeholder"]
+    user_inputs = {spec.arg.name for spec in program.graph_signature.input_specs
+                   if spec.kind.name == "USER_INPUT"}
+    for index, node in enumerate(n for n in inputs if n.name in user_inputs):
+        value = node.meta.get("val")
+        for dim, size in enumerate(getattr(value, "shape", ())):
+            if isinstance(size, torch.SymInt) and not isinstance(size.node.maybe_as_int(), int):
+                dynamic.append(f"input {index} dimension {dim} ({size})")
+    if dynamic:
+        raise ValueError(
+            "dynamic dimensions are not imported yet: " + ", ".join(dynamic) + ". Import "
+            "with static shapes (dynamic_shapes=None), one import per size; the Vulkan "
+            "backend takes a dynamic batch from IR with '?' dimensions written by hand "
+            "(docs/Tools.md)")
 
 
 def _example(program, name):

@@ -149,6 +149,24 @@ def _bytes(text):
     return None if text is None else os.fsencode(text) if not isinstance(text, bytes) else text
 
 
+def _release(obj, attr):
+    """Frees obj's C handle once, through the free function it kept when it
+    was made: at interpreter exit this module's globals may be gone before
+    the objects are."""
+    handle = getattr(obj, attr, None)
+    free = getattr(obj, "_free", None)
+    if handle and free is not None:
+        setattr(obj, attr, None)
+        free(handle)
+
+
+def _contiguous(array):
+    """A C-contiguous array of the same shape (np.ascontiguousarray would make
+    a 0-d array 1-d)."""
+    array = np.asarray(array)
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+
+
 class _Tensor:
     """An fx_tensor wrapping a contiguous NumPy array (kept alive with it)."""
 
@@ -161,10 +179,10 @@ class _Tensor:
         _check(lib.fx_tensor_wrap(array.ctypes.data, dtype, shape, array.ndim,
                                   ctypes.byref(handle)))
         self.handle = handle
+        self._free = lib.fx_tensor_free
 
     def __del__(self):
-        if getattr(self, "handle", None):
-            library().fx_tensor_free(self.handle)
+        _release(self, "handle")
 
 
 class Model:
@@ -179,6 +197,7 @@ class Model:
     def __init__(self, handle):
         lib = library()
         self._handle = handle
+        self._free = lib.fx_model_free
         self._parameters = {}
         self.name = lib.fx_model_name(handle).decode()
         self.target = lib.fx_model_target(handle).decode()
@@ -193,9 +212,7 @@ class Model:
                         for i in range(lib.fx_model_num_outputs(handle))]
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            library().fx_model_free(self._handle)
-            self._handle = None
+        _release(self, "_handle")
 
     def __repr__(self):
         return "<fx_mlir.Model %s on %s: inputs %s, outputs %s>" % (
@@ -207,7 +224,7 @@ class Model:
 
     def set_parameter(self, name, array):
         """Binds one parameter to a NumPy array (kept alive by the model)."""
-        tensor = _Tensor(np.ascontiguousarray(array))
+        tensor = _Tensor(_contiguous(array))
         _check(library().fx_model_set_parameter(self._handle, _bytes(name), tensor.handle))
         self._parameters[name] = tensor
 
@@ -223,7 +240,7 @@ class Model:
             if array.dtype.type is not want:
                 raise Error("input %d (%s) expects dtype %s, got NumPy %s" %
                             (i, name, dtype, array.dtype))
-            inputs.append(_Tensor(np.ascontiguousarray(array)))
+            inputs.append(_Tensor(_contiguous(array)))
         in_handles = (_P * max(len(inputs), 1))(*[t.handle for t in inputs])
         if any(d < 0 for _, shape in self.outputs for d in shape):
             # Shapes that depend on the inputs (an artifact compiled with
@@ -289,11 +306,10 @@ class Compiler:
         handle = _P()
         _check(lib.fx_compiler_create(ctypes.byref(options), ctypes.byref(handle)))
         self._handle = handle
+        self._free = lib.fx_compiler_free
 
     def __del__(self):
-        if getattr(self, "_handle", None):
-            library().fx_compiler_free(self._handle)
-            self._handle = None
+        _release(self, "_handle")
 
     def compile_file(self, path):
         handle = _P()

@@ -28,6 +28,21 @@ func.func @layer_norm(%a0: tensor<2x5x16xf32>, %a1: tensor<16xf32>, %a2: tensor<
 }
 
 // TOL: rtol=1e-4 atol=1e-5
+// Mean and variance in two passes: rows with a large mean (1000) keep their
+// precision (a one-pass E[x^2] - E[x]^2 would lose it to cancellation), and
+// over one element x - mean is exactly 0, so the result is the bias exactly.
+// INPUT a0: np.random.default_rng(7).standard_normal((4, 64)).astype(np.float32) + 1000
+// INPUT a1: np.array([1000.5], dtype=np.float32)
+// INPUT a2: np.array([-8.4034023], dtype=np.float32)
+// TOL: rtol=1e-3 atol=3e-4
+// REF: (F.layer_norm(a0, (64,)), F.layer_norm(a1, (1,), torch.tensor([0.7]), a2))
+func.func @layer_norm_large_mean(%a0: tensor<4x64xf32>, %a1: tensor<1xf32>, %a2: tensor<1xf32>) -> (tensor<4x64xf32>, tensor<1xf32>) {
+  %0 = fx.layer_norm %a0 {normalized_shape = array<i64: 64>} : (tensor<4x64xf32>) -> tensor<4x64xf32>
+  %w = fx.constant dense<0.7> : tensor<1xf32>
+  %1 = fx.layer_norm %a1 weight(%w) bias(%a2) {normalized_shape = array<i64: 1>} : (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1xf32>
+  return %0, %1 : tensor<4x64xf32>, tensor<1xf32>
+}
+
 // REF: F.layer_norm(a0, (5, 6), eps=1e-6)
 func.func @layer_norm_2d_no_affine(%a0: tensor<3x5x6xf32>) -> tensor<3x5x6xf32> {
   %0 = fx.layer_norm %a0 {eps = 1.0e-6 : f64, normalized_shape = array<i64: 5, 6>} : (tensor<3x5x6xf32>) -> tensor<3x5x6xf32>

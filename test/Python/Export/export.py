@@ -98,3 +98,10 @@ class Unsupported(nn.Module):
 # (torch.export records the frames of modules' forward methods).
 # CHECK: unsupported UnsupportedOpsError: cannot import: 2 node(s) use 2 unsupported ATen op(s): |   aten.atan.default x1 |     no mapping to the FX dialect: at {{.*}}export.py:[[# @LINE-5]] |   aten.cumsum.default x1
 report("unsupported", lambda: fx_mlir.import_module(Unsupported().eval(), (torch.randn(3),)))
+
+
+# Dynamic dimensions are refused, not silently specialized to the example.
+# CHECK: dynamic ValueError: dynamic dimensions are not imported yet: input 0 dimension 0 ({{.*}}). Import with static shapes
+batch = torch.export.Dim("batch", min=1, max=64)
+report("dynamic", lambda: fx_mlir.import_module(block, (torch.randn(2, 3, 8, 8),),
+                                                 dynamic_shapes={"x": {0: batch}}))

@@ -46,6 +46,9 @@ def FX_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  // Dialect-wide patterns: zero-element tensors are folded away
+  // (EmptyTensors.cpp).
+  let hasCanonicalizer = 1;
   // Checks `fx.param` on function arguments.
   let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{

@@ -1,0 +1,56 @@
+# Import -> compile -> run on the CPU against eager PyTorch, for inputs and
+# arguments at the edges: a 0-d input, tensor and one-sided clamp bounds,
+# norms with p = 0, an empty arange, an empty batch through F.linear.
+# REQUIRES: torch
+# RUN: %python %s 2>&1 | FileCheck %s
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+import fx_mlir
+from fx_mlir.testing import compare
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *inputs):
+        return self.fn(*inputs)
+
+
+def check(name, fn, *inputs):
+    imported = fx_mlir.import_module(Fn(fn).eval(), inputs)
+    outputs = fx_mlir.compile(imported.mlir)(*[t.numpy() for t in inputs])
+    expected = fn(*inputs)
+    expected = list(expected) if isinstance(expected, tuple) else [expected]
+    shapes = [tuple(np.asarray(o).shape) for o in outputs]
+    if all(e.numel() == 0 for e in expected):
+        ok = shapes == [tuple(e.shape) for e in expected]
+        print(name, "PASS" if ok else "FAIL", shapes)
+        return
+    result = compare(outputs, expected)
+    print(name, "PASS" if result.ok else "FAIL", shapes, result.message)
+
+
+torch.manual_seed(0)
+# CHECK: zero-d PASS [(), (3,)]
+check("zero-d", lambda x, y: (x * 2, x * y + 1), torch.tensor(3.0), torch.randn(3))
+# CHECK-NEXT: clamp-tensor-bounds PASS [(2, 5)]
+check("clamp-tensor-bounds", lambda x, lo, hi: torch.clamp(x, lo, hi),
+      torch.randn(2, 5), torch.randn(5) - 1, torch.randn(2, 1) + 1)
+# CHECK-NEXT: clamp-max-only PASS [(5,)]
+check("clamp-max-only", lambda x: torch.clamp(x, max=0.5), torch.randn(5))
+# CHECK-NEXT: clamp-min-tensor PASS [(5,)]
+check("clamp-min-tensor", lambda x, lo: torch.clamp(x, min=lo), torch.randn(5), torch.randn(5))
+# CHECK-NEXT: norm-p0 PASS [(3,)]
+check("norm-p0", lambda x: torch.norm(x * (x > 0), p=0, dim=1), torch.randn(3, 4))
+# CHECK-NEXT: normalize-p0 PASS [(3, 4)]
+check("normalize-p0", lambda x: F.normalize(x, p=0, dim=1), torch.randn(3, 4))
+# CHECK-NEXT: arange-empty PASS [(2,)]
+check("arange-empty", lambda x: x + torch.arange(1, 1, 1).sum(), torch.randn(2))
+# CHECK-NEXT: linear-empty-batch PASS [(0, 4)]
+check("linear-empty-batch", F.linear, torch.randn(0, 3), torch.randn(4, 3), torch.randn(4))
+# CHECK-NOT: FAIL
