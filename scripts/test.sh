@@ -22,7 +22,7 @@ if [ -n "${CI:-}" ]; then
 fi
 
 log=$(mktemp)
-count() { sed -n "s/^ *$1: *\([0-9]*\).*/\1/p" "$log" | head -n1; }
+count() { sed -n "s/^ *$1 *: *\([0-9]*\).*/\1/p" "$log" | head -n1; }
 passed=0
 failed=0
 # run LABEL LIT-ARGS...: one lit run, its counts added to the totals.
