@@ -3,8 +3,8 @@
 
 import torch
 
-from ._importer import (Importer, TraceError, UnsupportedOpsError, capture,  # noqa: F401
-                        export, exported_graph)
+from ._importer import (Importer, Param, TraceError, UnsupportedOpsError,  # noqa: F401
+                        capture, export, exported_graph)
 from . import safetensors
 
 # torch.export arrived in torch 2.1; torch 1.x imports through make_fx.
@@ -84,6 +84,6 @@ def import_program(program, frozen=False, func_name="forward"):
 
 def _import(graph, placeholders, frozen, func_name, exported):
     builder = Importer(graph, placeholders, frozen, func_name, exported).run()
-    tensors = {p.name: p.tensor for p in placeholders if hasattr(p, "tensor")}
+    tensors = {p.name: p.tensor for p in placeholders if isinstance(p, Param)}
     kept = {name: tensors[name] for name in builder.param_names}
     return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)

@@ -116,11 +116,15 @@ def capture(fn, example_inputs, params):
             gm = make_fx(traced, decomposition_table=decomposition_table())(
                 *[t for _, t in params], *example_inputs)
     except Exception as e:  # the user's model raised on the example inputs
-        raise TraceError(f"the model failed on the example inputs: "
-                         f"{type(e).__name__}: {e}") from e
+        raise _model_failed(e) from e
     placeholders = [Param(name, tensor) for name, tensor in params]
     placeholders += [Input(i, t) for i, t in enumerate(example_inputs)]
     return gm.graph, placeholders
+
+
+def _model_failed(error):
+    return TraceError(f"the model failed on the example inputs: "
+                      f"{type(error).__name__}: {error}")
 
 
 _KEPT_WHOLE = [getattr(aten, name).default for name in ("scaled_dot_product_attention", "linear")
@@ -153,8 +157,7 @@ def export(fn, example_inputs, dynamic_shapes=None):
         with torch.no_grad():
             module(*example_inputs)
     except Exception as e:
-        raise TraceError(f"the model failed on the example inputs: "
-                         f"{type(e).__name__}: {e}") from e
+        raise _model_failed(e) from e
     raise TraceError(
         f"torch.export could not capture the model: {type(export_error).__name__}: "
         f"{export_error}\n"
@@ -168,8 +171,8 @@ def export(fn, example_inputs, dynamic_shapes=None):
 
 def exported_graph(program):
     """The Core ATen graph of an ExportedProgram, and its placeholders.
-    Runs the Core ATen decompositions (plus this package's, for ops the FX
-    dialect lacks) unless the program is already decomposed that far."""
+    Runs the Core ATen decompositions, plus this package's for ops the FX
+    dialect lacks."""
     from torch.export.graph_signature import InputKind, OutputKind
     table = torch.export.default_decompositions()
     for op, fn in decomposition_table().items():
@@ -181,12 +184,12 @@ def exported_graph(program):
     with _recording_stack_traces():
         program = program.run_decompositions(table)
     signature = program.graph_signature
-    _refuse_dynamic_dimensions(program)
-    placeholders = []
-    for index, spec in enumerate(signature.input_specs):
+    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    placeholders, inputs = [], []
+    for spec in signature.input_specs:
         if spec.kind == InputKind.USER_INPUT:
-            placeholders.append(Input(len([p for p in placeholders if isinstance(p, Input)]),
-                                      _example(program, spec.arg.name)))
+            inputs.append(Input(len(inputs), nodes[spec.arg.name].meta["val"]))
+            placeholders.append(inputs[-1])
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
             tensor = (program.state_dict[spec.target] if spec.target in program.state_dict
                       else program.constants[spec.target])
@@ -197,6 +200,7 @@ def exported_graph(program):
             raise UnsupportedOpsError({"input": [(
                 f"an input of kind {spec.kind.name} (only tensors, parameters and buffers "
                 "are supported)", spec.arg.name)]})
+    _refuse_dynamic_dimensions(inputs)
     mutated = [spec.target for spec in signature.output_specs
                if spec.kind != OutputKind.USER_OUTPUT]
     if mutated:
@@ -207,30 +211,20 @@ def exported_graph(program):
     return program.graph, placeholders
 
 
-def _refuse_dynamic_dimensions(program):
+def _refuse_dynamic_dimensions(inputs):
     # Symbolic sizes would be specialized to the example's (int() of a
     # SymInt guards on its hint): refuse them rather than compile a graph
     # for one size the user did not ask for.
-    dynamic = []
-    inputs = [n for n in program.graph.nodes if n.op == "placeholder"]
-    user_inputs = {spec.arg.name for spec in program.graph_signature.input_specs
-                   if spec.kind.name == "USER_INPUT"}
-    for index, node in enumerate(n for n in inputs if n.name in user_inputs):
-        value = node.meta.get("val")
-        for dim, size in enumerate(getattr(value, "shape", ())):
-            if isinstance(size, torch.SymInt) and not isinstance(size.node.maybe_as_int(), int):
-                dynamic.append(f"input {index} dimension {dim} ({size})")
+    dynamic = [f"input {i.index} dimension {dim} ({size})"
+               for i in inputs for dim, size in enumerate(getattr(i.example, "shape", ()))
+               if isinstance(size, torch.SymInt)
+               and not isinstance(size.node.maybe_as_int(), int)]
     if dynamic:
         raise ValueError(
             "dynamic dimensions are not imported yet: " + ", ".join(dynamic) + ". Import "
             "with static shapes (dynamic_shapes=None), one import per size; the Vulkan "
             "backend takes a dynamic batch from IR with '?' dimensions written by hand "
             "(docs/Tools.md)")
-
-
-def _example(program, name):
-    node = next(n for n in program.graph.nodes if n.op == "placeholder" and n.name == name)
-    return node.meta["val"]
 
 
 def _meta(node):

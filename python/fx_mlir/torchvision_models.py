@@ -61,9 +61,3 @@ def models():
     import torchvision.models
     return torchvision.models
 
-
-def operators_available():
-    """True if torchvision's C++ operators (nms, roi_align, ...) run here."""
-    models()
-    import torchvision.extension
-    return torchvision.extension._has_ops()
