@@ -367,16 +367,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     });
   };
 
-  // Subgroup s owns block (s / subgroupsN, s % subgroupsN) of the tile.
-  Value subgroup =
-      arith::DivUIOp::create(body, loc, threadId, cst(body, kSubgroupSize));
-  Value sgRow =
-      arith::DivUIOp::create(body, loc, subgroup, cst(body, config.subgroupsN));
-  Value sgCol =
-      arith::RemUIOp::create(body, loc, subgroup, cst(body, config.subgroupsN));
   int64_t blockM = config.fragsM * kFrag, blockN = config.fragsN * kFrag;
-  Value blockRow = arith::MulIOp::create(body, loc, sgRow, cst(body, blockM));
-  Value blockCol = arith::MulIOp::create(body, loc, sgCol, cst(body, blockN));
+  SubgroupBlock block =
+      subgroupBlock(body, loc, threadId, config.subgroupsN, blockM, blockN);
+  Value subgroup = block.subgroup, blockRow = block.row, blockCol = block.col;
   // MLIR's mma type has no bf16: bf16 fragments are built as f16 ones and
   // retyped in SPIR-V (fx-retype-bf16-cooperative-matrices).
   Type f16 = Float16Type::get(ctx);

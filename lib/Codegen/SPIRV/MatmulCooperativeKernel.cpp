@@ -172,18 +172,9 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
     });
   };
 
-  // Subgroup s (lanes 32s..32s+31) owns block (s / subgroupsN,
-  // s % subgroupsN) of the tile.
-  Value subgroup =
-      arith::DivUIOp::create(body, loc, tid, cst(body, kSubgroupSize));
-  Value sgRow =
-      arith::DivUIOp::create(body, loc, subgroup, cst(body, tile.subgroupsN));
-  Value sgCol =
-      arith::RemUIOp::create(body, loc, subgroup, cst(body, tile.subgroupsN));
-  Value blockRow =
-      arith::MulIOp::create(body, loc, sgRow, cst(body, kSubgroupBlockM));
-  Value blockCol =
-      arith::MulIOp::create(body, loc, sgCol, cst(body, kSubgroupBlockN));
+  SubgroupBlock block = subgroupBlock(body, loc, tid, tile.subgroupsN,
+                                      kSubgroupBlockM, kSubgroupBlockN);
+  Value subgroup = block.subgroup, blockRow = block.row, blockCol = block.col;
   Type f16 = Float16Type::get(ctx), f32 = Float32Type::get(ctx);
   auto aType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "AOp");
   auto bType = gpu::MMAMatrixType::get({kFrag, kFrag}, f16, "BOp");

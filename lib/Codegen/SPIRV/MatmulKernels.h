@@ -256,6 +256,26 @@ constexpr int64_t kFrag = 16, kFragsM = 4, kFragsN = 4, kSubgroupSize = 32;
 constexpr int64_t kSubgroupBlockM = kFrag * kFragsM,
                   kSubgroupBlockN = kFrag * kFragsN;
 
+/// Which block of the workgroup's tile the subgroup of a thread owns:
+/// subgroup s (lanes 32s..32s+31) owns block (s / subgroupsN,
+/// s % subgroupsN), of blockM x blockN elements starting at (row, col).
+struct SubgroupBlock {
+  Value subgroup, row, col;
+};
+inline SubgroupBlock subgroupBlock(OpBuilder &b, Location loc, Value threadId,
+                                   int64_t subgroupsN, int64_t blockM,
+                                   int64_t blockN) {
+  auto cst = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  Value subgroup =
+      arith::DivUIOp::create(b, loc, threadId, cst(kSubgroupSize));
+  Value row = arith::DivUIOp::create(b, loc, subgroup, cst(subgroupsN));
+  Value col = arith::RemUIOp::create(b, loc, subgroup, cst(subgroupsN));
+  return {subgroup, arith::MulIOp::create(b, loc, row, cst(blockM)),
+          arith::MulIOp::create(b, loc, col, cst(blockN))};
+}
+
 /// f16 elements per 16-byte copy: operand tiles move through workgroup
 /// memory as vector<4xi32>.
 constexpr int64_t kHalvesPerCopy = 8;
