@@ -1,8 +1,9 @@
 # Import -> compile -> run on the CPU against eager PyTorch, for inputs and
 # arguments at the edges: a 0-d input, tensor and one-sided clamp bounds,
-# norms with p = 0, an empty arange, an empty batch through F.linear.
+# norms with p = 0, an empty arange, an empty batch through F.linear. On
+# torch 1.x, dynamic_shapes (a torch.export argument) is refused.
 # REQUIRES: torch
-# RUN: %python %s 2>&1 | FileCheck %s
+# RUN: %python %s 2>&1 | FileCheck %s --check-prefixes=CHECK,%torch-checks
 
 import numpy as np
 import torch
@@ -54,3 +55,11 @@ check("arange-empty", lambda x: x + torch.arange(1, 1, 1).sum(), torch.randn(2))
 # CHECK-NEXT: linear-empty-batch PASS [(0, 4)]
 check("linear-empty-batch", F.linear, torch.randn(0, 3), torch.randn(4, 3), torch.randn(4))
 # CHECK-NOT: FAIL
+
+if not hasattr(torch, "export"):
+    try:
+        fx_mlir.import_module(Fn(torch.relu).eval(), (torch.randn(2),), dynamic_shapes={})
+    except ValueError as e:
+        print("dynamic-shapes", e)
+# TORCH1: dynamic-shapes dynamic_shapes needs torch.export (torch 2.1 or newer); this is torch 1.
+# TORCH2-NOT: dynamic-shapes
