@@ -456,9 +456,9 @@ struct RegionFormer : fx::DispatchRegionOptions {
   /// dims; a convolution epilogue uses the convolution's output tile.
   SmallVector<int64_t> tileSizes(Region &region) {
     int64_t rank = region.root.getNumLoops();
-    // Only full tiles: a partial (dynamic) convolution tile would not
-    // decompose into 1-d convolutions, so a dimension that the tile does not
-    // divide stays whole (the inner tiling peels it).
+    // Only full tiles: a partial (dynamic) convolution tile would not be
+    // vectorized, so a dimension that the tile does not divide stays whole
+    // (the inner tiling peels it into static tiles).
     SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
     auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
       return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;

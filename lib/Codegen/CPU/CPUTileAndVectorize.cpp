@@ -195,6 +195,112 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
   return false;
 }
 
+/// Vectorizes a static convolution tile of one output row and one window
+/// position, conv_2d_nchw_fchw with output 1 x F x 1 x W and filter
+/// F x C x 1 x 1, as C outer products in NCHW order: for each input channel
+/// c, the input row in[c, 0:W*stride:stride] (one vector along the output
+/// columns) times the filter column filter[0:F, c] (F broadcast scalars),
+/// accumulated into F row vectors. Upstream's 1-d convolution vectorizer
+/// works in NWC order: on NCHW tiles it transposed the accumulator, the
+/// input and the filter on every window position (measured: 40 GFLOP/s for
+/// a 3x3 64-channel convolution on Zen 4, against 110 for a matmul); here
+/// the accumulator is read once and written once per tile, and
+/// loop-invariant-subset-hoisting keeps it in registers across the window
+/// positions and channel steps. A strided convolution reads stride * W
+/// contiguous elements and keeps every stride-th lane.
+static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
+                                       linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return failure();
+  auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outputType = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!inputType || !filterType || !outputType ||
+      !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
+      !outputType.hasStaticShape())
+    return failure();
+  ArrayRef<int64_t> out = outputType.getShape();
+  ArrayRef<int64_t> filter = filterType.getShape();
+  if (out[0] != 1 || out[2] != 1 || filter[2] != 1 || filter[3] != 1)
+    return failure();
+  Type elementType = outputType.getElementType();
+  if (!elementType.isF32() || inputType.getElementType() != elementType ||
+      filterType.getElementType() != elementType)
+    return failure();
+  int64_t numF = out[1], width = out[3], numC = filter[1];
+  int64_t stride = conv.getStrides().getValues<int64_t>()[1];
+  Location loc = conv.getLoc();
+  Value input = conv.getInputs()[0], filterValue = conv.getInputs()[1];
+  Value output = conv.getOutputs()[0];
+  rewriter.setInsertionPoint(conv);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value padding = arith::ConstantOp::create(rewriter, loc, elementType,
+                                            rewriter.getZeroAttr(elementType));
+  // Rank-reduced 2-d views, read and written with identity maps (a
+  // permuted transfer_write is canonicalized into a transpose, which hides
+  // the read/write pair from loop-invariant-subset-hoisting).
+  auto matrix = [&](Value value, ArrayRef<int64_t> shape,
+                    ArrayRef<int64_t> keep) -> Value {
+    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(4, rewriter.getIndexAttr(1));
+    for (int64_t size : shape)
+      sizes.push_back(rewriter.getIndexAttr(size));
+    auto type = RankedTensorType::get({shape[keep[0]], shape[keep[1]]},
+                                      elementType);
+    return tensor::ExtractSliceOp::create(rewriter, loc, type, value, offsets,
+                                          sizes, strides);
+  };
+  Value outMatrix = matrix(output, out, {1, 3});
+  Value inMatrix = matrix(input, inputType.getShape(), {1, 3});
+  Value filterMatrix = matrix(filterValue, filter, {0, 1});
+  Value indices[] = {zero, zero};
+  auto accType = VectorType::get({numF, width}, elementType);
+  Value acc = vector::TransferReadOp::create(
+      rewriter, loc, accType, outMatrix, indices, padding,
+      /*inBounds=*/ArrayRef<bool>{true, true});
+  int64_t readWidth = width * stride;
+  bool readInBounds = readWidth <= inputType.getDimSize(3);
+  Value rows = vector::TransferReadOp::create(
+      rewriter, loc, VectorType::get({numC, readWidth}, elementType),
+      inMatrix, indices, padding, ArrayRef<bool>{true, readInBounds});
+  // The filter column is F scalars (the filter's rows are C * KH * KW
+  // apart): each becomes the broadcast operand of one FMA.
+  auto filterColumn = [&](int64_t c) -> Value {
+    SmallVector<Value> scalars;
+    Value channel = arith::ConstantIndexOp::create(rewriter, loc, c);
+    for (int64_t f = 0; f < numF; ++f) {
+      Value row = arith::ConstantIndexOp::create(rewriter, loc, f);
+      scalars.push_back(tensor::ExtractOp::create(
+          rewriter, loc, filterMatrix, ValueRange{row, channel}));
+    }
+    return vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({numF}, elementType), scalars);
+  };
+  SmallVector<int64_t> lanes;
+  for (int64_t w = 0; w < width; ++w)
+    lanes.push_back(w * stride);
+  for (int64_t c = 0; c < numC; ++c) {
+    Value row = vector::ExtractOp::create(rewriter, loc, rows, c);
+    if (stride != 1)
+      row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
+    Value column = filterColumn(c);
+    acc = vector::OuterProductOp::create(rewriter, loc, accType, column, row,
+                                         acc, vector::CombiningKind::ADD);
+  }
+  Value written = vector::TransferWriteOp::create(rewriter, loc, acc,
+                                                  outMatrix, indices,
+                                                  ArrayRef<bool>{true, true})
+                      .getResult();
+  SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(4, rewriter.getIndexAttr(1));
+  for (int64_t size : out)
+    sizes.push_back(rewriter.getIndexAttr(size));
+  Value result = tensor::InsertSliceOp::create(rewriter, loc, written, output,
+                                               offsets, sizes, strides);
+  rewriter.replaceOp(conv, result);
+  return success();
+}
+
 struct CPUTileAndVectorizePass
     : public fx::impl::FXCPUTileAndVectorizeBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -231,17 +337,9 @@ struct CPUTileAndVectorizePass
     if (failed(applyPatternsGreedily(func, std::move(canonicalization))))
       return signalPassFailure();
 
-    // Full convolution tiles (static, oh = kh = 1) become 1-d convolutions.
-    {
-      RewritePatternSet decompose(ctx);
-      linalg::populateDecomposeConvolutionPatterns(decompose);
-      if (failed(applyPatternsGreedily(func, std::move(decompose))))
-        return signalPassFailure();
-    }
-
     SmallVector<Operation *> tiled;
     func.walk([&](linalg::LinalgOp op) {
-      if (op->hasAttr(kVectorSizes) || isa<linalg::Conv1DNcwFcwOp>(op))
+      if (op->hasAttr(kVectorSizes))
         tiled.push_back(op);
     });
     for (Operation *op : tiled)
@@ -296,8 +394,8 @@ struct CPUTileAndVectorizePass
     if (numLoops == 0)
       return {};
     // A 2-d convolution is tiled to one output row, a block of output
-    // channels and columns, and one (kh, kw) window position: each tile is
-    // a 1-d convolution once decomposed, which the vectorizer handles.
+    // channels and columns, and one (kh, kw) window position: each static
+    // tile becomes outer products (vectorizeConvTile).
     // Loops: (n, f, oh, ow, c, kh, kw). The input channels are stepped
     // through in full tiles (a divisor of c): the vectorized tile unrolls
     // one outer product per channel, so a whole 512-channel reduction would
@@ -413,11 +511,13 @@ struct CPUTileAndVectorizePass
     op->removeAttr(kVectorSizes);
     if (reducesUniformValue(cast<linalg::LinalgOp>(op)))
       return;
-    // Convolution tiles: 2-d ones that did not decompose (partial tiles)
-    // stay loops; 1-d ones are vectorized from their static shapes.
-    if (isa<linalg::Conv2DNchwFchwOp>(op))
+    // Convolution tiles of static shape become outer products; the others
+    // (dynamic partial tiles) stay loops.
+    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
+      (void)vectorizeConvTile(rewriter, conv);
       return;
-    bool contraction = isContraction(op) || isa<linalg::Conv1DNcwFcwOp>(op);
+    }
+    bool contraction = isContraction(op);
     auto linalgOp = cast<linalg::LinalgOp>(op);
     // A contraction is vectorized only as a full tile: masked contractions
     // do not lower reliably (measured: wrong results on the im2col path).

@@ -25,9 +25,12 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
       is kept in vector registers across the k loop once
       `loop-invariant-subset-hoisting` runs;
     * `linalg.conv_2d_nchw_fchw` is tiled to one output row, a block of
-      output channels and columns, and one window position; full tiles
-      decompose into `linalg.conv_1d_ncw_fcw` (upstream
-      `populateDecomposeConvolutionPatterns`), which is vectorized;
+      `conv-tile-f` output channels by `conv-tile-w` output columns, a step
+      of input channels and one window position; each static tile becomes
+      one outer product per input channel (a contiguous input row times
+      broadcast filter elements, in NCHW order, no transposes), with the
+      accumulator kept in registers across the channel steps and window
+      positions;
     * every other linalg op is tiled to one vector of `vector-width` elements
       along its innermost loop (1 along the others) and vectorized.
 
@@ -38,7 +41,7 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
 
     Contraction tile loops are peeled: full tiles are vectorized without
     masks and the remainders stay scalar loops. Other ops' boundary tiles are
-    vectorized with masks. Convolutions, pooling and gathers (ops the
+    vectorized with masks. Other convolutions, pooling and gathers (ops the
     vectorizer rejects) stay loops.
   }];
   let options = [
