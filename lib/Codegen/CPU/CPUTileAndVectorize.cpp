@@ -196,65 +196,92 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
 }
 
 /// Vectorizes a static convolution tile of one output row and one window
-/// position, conv_2d_nchw_fchw with output 1 x F x 1 x W and filter
-/// F x C x 1 x 1, as C outer products in NCHW order: for each input channel
-/// c, the input row in[c, 0:W*stride:stride] (one vector along the output
-/// columns) times the filter column filter[0:F, c] (F broadcast scalars),
-/// accumulated into F row vectors. Upstream's 1-d convolution vectorizer
-/// works in NWC order: on NCHW tiles it transposed the accumulator, the
-/// input and the filter on every window position (measured: 40 GFLOP/s for
-/// a 3x3 64-channel convolution on Zen 4, against 110 for a matmul); here
-/// the accumulator is read once and written once per tile, and
+/// position in NCHW order, with the output columns along the vector lanes:
+///
+/// * conv_2d_nchw_fchw, output 1 x F x 1 x W, filter F x C x 1 x 1: one
+///   outer product per input channel c, the input row in[c, 0:W*stride:
+///   stride] times the filter column filter[0:F, c] (F broadcast scalars),
+///   accumulated into F row vectors;
+/// * depthwise_conv_2d_nchw_chw, output 1 x C x 1 x W, filter C x 1 x 1: one
+///   FMA per channel, in[c, ...] times the broadcast filter[c].
+///
+/// Upstream's 1-d convolution vectorizer works in NWC order: on NCHW tiles
+/// it transposed the accumulator, the input and the filter on every window
+/// position (measured: 40 GFLOP/s for a 3x3 64-channel convolution on Zen 4,
+/// against 110 for a matmul), and depthwise tiles were scalar loops. Here the
+/// accumulator is read once and written once per tile, and
 /// loop-invariant-subset-hoisting keeps it in registers across the window
 /// positions and channel steps. A strided convolution reads stride * W
 /// contiguous elements and keeps every stride-th lane.
 static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
-                                       linalg::Conv2DNchwFchwOp conv) {
+                                       linalg::LinalgOp conv) {
+  bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation());
+  if (!depthwise && !isa<linalg::Conv2DNchwFchwOp>(conv.getOperation()))
+    return failure();
   if (!conv.hasPureTensorSemantics())
     return failure();
-  auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-  auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
-  auto outputType = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  Value input = conv.getDpsInputs()[0], filterValue = conv.getDpsInputs()[1];
+  Value output = conv.getDpsInits()[0];
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filterValue.getType());
+  auto outputType = dyn_cast<RankedTensorType>(output.getType());
   if (!inputType || !filterType || !outputType ||
       !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
       !outputType.hasStaticShape())
     return failure();
   ArrayRef<int64_t> out = outputType.getShape();
   ArrayRef<int64_t> filter = filterType.getShape();
-  if (out[0] != 1 || out[2] != 1 || filter[2] != 1 || filter[3] != 1)
+  if (out[0] != 1 || out[2] != 1 || filter.take_back(2) != ArrayRef<int64_t>{1, 1})
     return failure();
   Type elementType = outputType.getElementType();
   if (!elementType.isF32() || inputType.getElementType() != elementType ||
       filterType.getElementType() != elementType)
     return failure();
-  int64_t numF = out[1], width = out[3], numC = filter[1];
-  int64_t stride = conv.getStrides().getValues<int64_t>()[1];
+  int64_t numF = out[1], width = out[3];
+  int64_t numC = depthwise ? numF : filter[1];
+  auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
+  if (!strides)
+    return failure();
+  int64_t stride = strides.getValues<int64_t>()[1];
   Location loc = conv.getLoc();
-  Value input = conv.getInputs()[0], filterValue = conv.getInputs()[1];
-  Value output = conv.getOutputs()[0];
   rewriter.setInsertionPoint(conv);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value padding = arith::ConstantOp::create(rewriter, loc, elementType,
                                             rewriter.getZeroAttr(elementType));
-  // Rank-reduced 2-d views, read and written with identity maps (a
-  // permuted transfer_write is canonicalized into a transpose, which hides
-  // the read/write pair from loop-invariant-subset-hoisting).
-  auto matrix = [&](Value value, ArrayRef<int64_t> shape,
-                    ArrayRef<int64_t> keep) -> Value {
-    SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(4, rewriter.getIndexAttr(1));
+  // Rank-reduced views, read and written with identity maps (a permuted
+  // transfer_write is canonicalized into a transpose, which hides the
+  // read/write pair from loop-invariant-subset-hoisting).
+  auto unitStrides = [&](int64_t rank) {
+    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
+  };
+  auto view = [&](Value value, ArrayRef<int64_t> shape,
+                  ArrayRef<int64_t> keep) -> Value {
+    SmallVector<OpFoldResult> offsets(shape.size(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes;
     for (int64_t size : shape)
       sizes.push_back(rewriter.getIndexAttr(size));
-    auto type = RankedTensorType::get({shape[keep[0]], shape[keep[1]]},
-                                      elementType);
-    return tensor::ExtractSliceOp::create(rewriter, loc, type, value, offsets,
-                                          sizes, strides);
+    SmallVector<int64_t> kept;
+    for (int64_t d : keep)
+      kept.push_back(shape[d]);
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get(kept, elementType), value,
+        offsets, sizes, unitStrides(shape.size()));
   };
-  Value outMatrix = matrix(output, out, {1, 3});
-  Value inMatrix = matrix(input, inputType.getShape(), {1, 3});
-  Value filterMatrix = matrix(filterValue, filter, {0, 1});
+  Value outMatrix = view(output, out, {1, 3});
+  Value inMatrix = view(input, inputType.getShape(), {1, 3});
+  // Filter elements as a C x F (or C) matrix of scalars.
+  Value filterView = depthwise ? view(filterValue, filter, {0})
+                               : view(filterValue, filter, {0, 1});
+  auto filterElement = [&](int64_t f, int64_t c) -> Value {
+    SmallVector<Value> at;
+    if (!depthwise)
+      at.push_back(arith::ConstantIndexOp::create(rewriter, loc, f));
+    at.push_back(arith::ConstantIndexOp::create(rewriter, loc, c));
+    return tensor::ExtractOp::create(rewriter, loc, filterView, at);
+  };
   Value indices[] = {zero, zero};
   auto accType = VectorType::get({numF, width}, elementType);
+  auto rowType = VectorType::get({width}, elementType);
   Value acc = vector::TransferReadOp::create(
       rewriter, loc, accType, outMatrix, indices, padding,
       /*inBounds=*/ArrayRef<bool>{true, true});
@@ -263,19 +290,6 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   Value rows = vector::TransferReadOp::create(
       rewriter, loc, VectorType::get({numC, readWidth}, elementType),
       inMatrix, indices, padding, ArrayRef<bool>{true, readInBounds});
-  // The filter column is F scalars (the filter's rows are C * KH * KW
-  // apart): each becomes the broadcast operand of one FMA.
-  auto filterColumn = [&](int64_t c) -> Value {
-    SmallVector<Value> scalars;
-    Value channel = arith::ConstantIndexOp::create(rewriter, loc, c);
-    for (int64_t f = 0; f < numF; ++f) {
-      Value row = arith::ConstantIndexOp::create(rewriter, loc, f);
-      scalars.push_back(tensor::ExtractOp::create(
-          rewriter, loc, filterMatrix, ValueRange{row, channel}));
-    }
-    return vector::FromElementsOp::create(
-        rewriter, loc, VectorType::get({numF}, elementType), scalars);
-  };
   SmallVector<int64_t> lanes;
   for (int64_t w = 0; w < width; ++w)
     lanes.push_back(w * stride);
@@ -283,21 +297,35 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
     Value row = vector::ExtractOp::create(rewriter, loc, rows, c);
     if (stride != 1)
       row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
-    Value column = filterColumn(c);
-    acc = vector::OuterProductOp::create(rewriter, loc, accType, column, row,
-                                         acc, vector::CombiningKind::ADD);
+    if (depthwise) {
+      Value scale =
+          vector::BroadcastOp::create(rewriter, loc, rowType,
+                                      filterElement(c, c));
+      Value accRow = vector::ExtractOp::create(rewriter, loc, acc, c);
+      accRow = vector::FMAOp::create(rewriter, loc, scale, row, accRow);
+      acc = vector::InsertOp::create(rewriter, loc, accRow, acc, c);
+      continue;
+    }
+    // The filter column is F scalars (filter rows are C * KH * KW apart):
+    // each becomes the broadcast operand of one FMA.
+    SmallVector<Value> column;
+    for (int64_t f = 0; f < numF; ++f)
+      column.push_back(filterElement(f, c));
+    Value columnVector = vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({numF}, elementType), column);
+    acc = vector::OuterProductOp::create(rewriter, loc, accType, columnVector,
+                                         row, acc, vector::CombiningKind::ADD);
   }
   Value written = vector::TransferWriteOp::create(rewriter, loc, acc,
                                                   outMatrix, indices,
                                                   ArrayRef<bool>{true, true})
                       .getResult();
-  SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0));
-  SmallVector<OpFoldResult> sizes, strides(4, rewriter.getIndexAttr(1));
+  SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), sizes;
   for (int64_t size : out)
     sizes.push_back(rewriter.getIndexAttr(size));
-  Value result = tensor::InsertSliceOp::create(rewriter, loc, written, output,
-                                               offsets, sizes, strides);
-  rewriter.replaceOp(conv, result);
+  rewriter.replaceOp(conv, tensor::InsertSliceOp::create(
+                               rewriter, loc, written, output, offsets, sizes,
+                               unitStrides(4)));
   return success();
 }
 
@@ -411,6 +439,10 @@ struct CPUTileAndVectorizePass
           }
       return {1, convTileF, 1, convTileW, tileC, 1, 1};
     }
+    // A depthwise convolution: one output row, a block of channels and
+    // columns, one window position. Loops: (n, oh, ow, c, kh, kw).
+    if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
+      return {1, 1, convTileW, convTileF, 1, 1};
     // Pooling and other convolutions stay loops.
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
       return {};
@@ -494,7 +526,8 @@ struct CPUTileAndVectorizePass
     for (Operation *tiledOp : tiled->tiledOps)
       tiledOp->setAttr(kVectorSizes, sizesAttr);
     if (!isContraction(tiled->tiledOps.back()) &&
-        !isa<linalg::Conv2DNchwFchwOp>(tiled->tiledOps.back()))
+        !isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(
+            tiled->tiledOps.back()))
       return;
     // Peel every tile loop: the main loops then step over full tiles only;
     // the remainders keep dynamic sizes and stay scalar.
@@ -513,8 +546,9 @@ struct CPUTileAndVectorizePass
       return;
     // Convolution tiles of static shape become outer products; the others
     // (dynamic partial tiles) stay loops.
-    if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op)) {
-      (void)vectorizeConvTile(rewriter, conv);
+    if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(
+            op)) {
+      (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op));
       return;
     }
     bool contraction = isContraction(op);

@@ -81,11 +81,15 @@ func.func @conv2d_split_k(%a0: tensor<1x64x7x7xf32>, %a1: tensor<96x64x3x3xf32>,
 // 20 output channels in a full tile and a partial one (16 + 4 with AVX-512
 // tiles, 12 + 8 with AVX2 ones), a column stride of 2 (every other lane of a
 // contiguous read) and a column dilation of 2; then a 1x1 convolution whose
-// 37 columns are two full vectors and a remainder of 5.
+// 37 columns are two full vectors and a remainder of 5; then depthwise
+// convolutions (one FMA per channel) of 20 channels, one with 37 columns at
+// stride 1, one at stride 2.
 // TOL: rtol=1e-4 atol=1e-4
-// REF: (F.conv2d(a0, a1, a2, stride=2, padding=(1, 2), dilation=(1, 2)), F.conv2d(a3, a4))
-func.func @conv2d_cpu_tiles(%a0: tensor<1x40x23x23xf32>, %a1: tensor<20x40x3x3xf32>, %a2: tensor<20xf32>, %a3: tensor<2x8x5x37xf32>, %a4: tensor<24x8x1x1xf32>) -> (tensor<1x20x12x12xf32>, tensor<2x24x5x37xf32>) {
+// REF: (F.conv2d(a0, a1, a2, stride=2, padding=(1, 2), dilation=(1, 2)), F.conv2d(a3, a4), F.conv2d(a5, a6, a7, padding=1, groups=20), F.conv2d(a5, a6, stride=2, padding=1, groups=20))
+func.func @conv2d_cpu_tiles(%a0: tensor<1x40x23x23xf32>, %a1: tensor<20x40x3x3xf32>, %a2: tensor<20xf32>, %a3: tensor<2x8x5x37xf32>, %a4: tensor<24x8x1x1xf32>, %a5: tensor<1x20x6x37xf32>, %a6: tensor<20x1x3x3xf32>, %a7: tensor<20xf32>) -> (tensor<1x20x12x12xf32>, tensor<2x24x5x37xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>) {
   %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 2>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 2>, stride = array<i64: 2, 2>} : (tensor<1x40x23x23xf32>, tensor<20x40x3x3xf32>, tensor<20xf32>) -> tensor<1x20x12x12xf32>
   %1 = fx.convolution %a3, %a4 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x8x5x37xf32>, tensor<24x8x1x1xf32>) -> tensor<2x24x5x37xf32>
-  return %0, %1 : tensor<1x20x12x12xf32>, tensor<2x24x5x37xf32>
+  %2 = fx.convolution %a5, %a6, %a7 {dilation = array<i64: 1, 1>, groups = 20 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x20x6x37xf32>, tensor<20x1x3x3xf32>, tensor<20xf32>) -> tensor<1x20x6x37xf32>
+  %3 = fx.convolution %a5, %a6 {dilation = array<i64: 1, 1>, groups = 20 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x20x6x37xf32>, tensor<20x1x3x3xf32>) -> tensor<1x20x3x19xf32>
+  return %0, %1, %2, %3 : tensor<1x20x12x12xf32>, tensor<2x24x5x37xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>
 }
