@@ -215,8 +215,12 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
 /// contiguous elements and keeps every stride-th lane.
 static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
                                        linalg::LinalgOp conv) {
-  bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation());
-  if (!depthwise && !isa<linalg::Conv2DNchwFchwOp>(conv.getOperation()))
+  Operation *op = conv.getOperation();
+  bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op);
+  bool maxPool = isa<linalg::PoolingNchwMaxOp>(op);
+  bool sumPool = isa<linalg::PoolingNchwSumOp>(op);
+  bool pooling = maxPool || sumPool;
+  if (!depthwise && !pooling && !isa<linalg::Conv2DNchwFchwOp>(op))
     return failure();
   if (!conv.hasPureTensorSemantics())
     return failure();
@@ -238,7 +242,7 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
       filterType.getElementType() != elementType)
     return failure();
   int64_t numF = out[1], width = out[3];
-  int64_t numC = depthwise ? numF : filter[1];
+  int64_t numC = depthwise || pooling ? numF : filter[1];
   auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
   if (!strides)
     return failure();
@@ -269,9 +273,12 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   };
   Value outMatrix = view(output, out, {1, 3});
   Value inMatrix = view(input, inputType.getShape(), {1, 3});
-  // Filter elements as a C x F (or C) matrix of scalars.
-  Value filterView = depthwise ? view(filterValue, filter, {0})
-                               : view(filterValue, filter, {0, 1});
+  // Filter elements as a C x F (or C) matrix of scalars (pooling windows
+  // hold none).
+  Value filterView;
+  if (!pooling)
+    filterView = depthwise ? view(filterValue, filter, {0})
+                           : view(filterValue, filter, {0, 1});
   auto filterElement = [&](int64_t f, int64_t c) -> Value {
     SmallVector<Value> at;
     if (!depthwise)
@@ -297,6 +304,16 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
     Value row = vector::ExtractOp::create(rewriter, loc, rows, c);
     if (stride != 1)
       row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
+    if (pooling) {
+      Value accRow = vector::ExtractOp::create(rewriter, loc, acc, c);
+      accRow = maxPool
+                   ? arith::MaximumFOp::create(rewriter, loc, accRow, row)
+                         .getResult()
+                   : arith::AddFOp::create(rewriter, loc, accRow, row)
+                         .getResult();
+      acc = vector::InsertOp::create(rewriter, loc, accRow, acc, c);
+      continue;
+    }
     if (depthwise) {
       Value scale =
           vector::BroadcastOp::create(rewriter, loc, rowType,
@@ -443,6 +460,10 @@ struct CPUTileAndVectorizePass
     // columns, one window position. Loops: (n, oh, ow, c, kh, kw).
     if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
       return {1, 1, convTileW, convTileF, 1, 1};
+    // Max and sum pooling, likewise. Loops: (n, c, oh, ow, kh, kw).
+    if (isa<linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
+            op.getOperation()))
+      return {1, convTileF, 1, convTileW, 1, 1};
     // Pooling and other convolutions stay loops.
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
       return {};
@@ -526,7 +547,8 @@ struct CPUTileAndVectorizePass
     for (Operation *tiledOp : tiled->tiledOps)
       tiledOp->setAttr(kVectorSizes, sizesAttr);
     if (!isContraction(tiled->tiledOps.back()) &&
-        !isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(
+        !isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
+             linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
             tiled->tiledOps.back()))
       return;
     // Peel every tile loop: the main loops then step over full tiles only;
@@ -546,8 +568,8 @@ struct CPUTileAndVectorizePass
       return;
     // Convolution tiles of static shape become outer products; the others
     // (dynamic partial tiles) stay loops.
-    if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(
-            op)) {
+    if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
+            linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op)) {
       (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op));
       return;
     }

@@ -1,6 +1,7 @@
 // Pooling on the CPU against PyTorch.
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s -- --cpu x86-64-v3 | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
 
@@ -45,4 +46,18 @@ func.func @adaptive_avg_pool(%a0: tensor<2x4x7x5xf32>) -> (tensor<2x4x1x1xf32>, 
   %1 = fx.adaptive_avg_pool2d %a0 {output_size = array<i64: 3, 2>} : (tensor<2x4x7x5xf32>) -> tensor<2x4x3x2xf32>
   %2 = fx.adaptive_avg_pool2d %a0 {output_size = array<i64: 7, 5>} : (tensor<2x4x7x5xf32>) -> tensor<2x4x7x5xf32>
   return %0, %1, %2 : tensor<2x4x1x1xf32>, tensor<2x4x3x2xf32>, tensor<2x4x7x5xf32>
+}
+
+// The CPU's vectorized pooling tiles (a block of channels by one vector of
+// output columns, one window position): 20 channels are a full block and a
+// partial one, 37 columns two vectors and a remainder at stride 1; at
+// stride 2 every other lane of a contiguous read.
+// TOL: rtol=1e-5 atol=1e-6
+// REF: (F.max_pool2d(a0, 3, 1, 1), F.max_pool2d(a0, 3, 2, 1), F.avg_pool2d(a0, 3, 1, 1), F.avg_pool2d(a0, 2, 2))
+func.func @pool_cpu_tiles(%a0: tensor<1x20x6x37xf32>) -> (tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x18xf32>) {
+  %0 = fx.max_pool2d %a0 {dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x20x6x37xf32>) -> tensor<1x20x6x37xf32>
+  %1 = fx.max_pool2d %a0 {dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x20x6x37xf32>) -> tensor<1x20x3x19xf32>
+  %2 = fx.avg_pool2d %a0 {kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x20x6x37xf32>) -> tensor<1x20x6x37xf32>
+  %3 = fx.avg_pool2d %a0 {kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x20x6x37xf32>) -> tensor<1x20x3x18xf32>
+  return %0, %1, %2, %3 : tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x18xf32>
 }

@@ -41,10 +41,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
 
     Contraction tile loops are peeled: full tiles are vectorized without
     masks and the remainders stay scalar loops. Other ops' boundary tiles are
-    vectorized with masks. Depthwise convolutions are tiled and vectorized
-    like 2-d ones (one FMA per channel instead of an outer product). Other
-    convolutions, pooling and gathers (ops the vectorizer rejects) stay
-    loops.
+    vectorized with masks. Depthwise convolutions and max/sum pooling are
+    tiled and vectorized like 2-d convolutions (one FMA, max or add per
+    channel instead of an outer product). Other convolutions, other pooling
+    and gathers (ops the vectorizer rejects) stay loops.
   }];
   let options = [
     Option<"vectorWidth", "vector-width", "int64_t", /*default=*/"16",
