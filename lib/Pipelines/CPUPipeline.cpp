@@ -58,6 +58,7 @@ void fx::buildFusionStages(OpPassManager &pm,
     FXCPUTileAndVectorizeOptions tiling = cpuTiling(options);
     regions.convTileF = tiling.convTileF;
     regions.convTileW = tiling.convTileW;
+    regions.dotMinK = tiling.dotMinK;
     pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));
     addCleanup(pm);
   }
@@ -105,6 +106,10 @@ void fx::buildBufferizationStages(OpPassManager &pm) {
 /// broadcast filter element: F accumulators, one input row, one broadcast.
 /// 16 x 16 on AVX-512 (3x3, 64 channels at 56x56, one Zen 4 thread: 2.16
 /// ms, oneDNN 2.08), 12 x 8 on AVX2 (16 x 16 needed 32 registers there).
+///
+/// A dot-product tile (`linear`'s weight is [N, K], contiguous along k) of
+/// M x N outputs keeps M x N vectors of partial sums: 4 x 4 on AVX-512, 3 x
+/// 4 on AVX2 (12 accumulators, 3 rows of A; B's rows are FMA operands).
 static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
   FXCPUTileAndVectorizeOptions tiling;
   tiling.threads = o.threads;
@@ -114,6 +119,9 @@ static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
   tiling.tileM = o.vectorRegisters >= 32 ? 8 : 6;
   tiling.convTileW = lanes;
   tiling.convTileF = o.vectorRegisters >= 32 ? 16 : 12;
+  tiling.registerLanes = lanes;
+  tiling.dotTileM = o.vectorRegisters >= 32 ? 4 : 3;
+  tiling.dotTileN = 4;
   return tiling;
 }
 

@@ -23,6 +23,7 @@ struct DispatchRegionOptions {
   int64_t convTileW = 16;
   int64_t contractionTileM = 8;
   int64_t contractionTileN = 128;
+  int64_t dotMinK = 256;
   bool fuse = true;
   bool report = false;
   /// GPU mode: contractions and convolutions take no producers, and only

@@ -492,9 +492,25 @@ struct RegionFormer : fx::DispatchRegionOptions {
         break;
       int64_t rows = ranges[m], cols = ranges[n];
       int64_t threads = fx::resolveThreadCount(this->threads);
+      // A contraction reading both operands along k (`linear`'s [N, K]
+      // weight) with more columns than rows is split by columns: a block of
+      // rows would read the whole weight again (the CPU's dot-product
+      // tiles keep the rows of A in cache instead).
+      auto contraction = cast<linalg::LinalgOp>(op);
+      AffineMap rhsMap =
+          contraction.getMatchingIndexingMap(contraction.getDpsInputOperand(1));
+      bool rhsAlongK =
+          rhsMap.isProjectedPermutation() && rhsMap.getNumResults() >= 1 &&
+          rhsMap.getDimPosition(rhsMap.getNumResults() - 1) ==
+              cdims->k.front();
+      int64_t depth = contraction.getStaticLoopRanges()[cdims->k.front()];
+      bool wide = rhsAlongK && !ShapedType::isDynamic(depth) &&
+                  depth >= dotMinK && !ShapedType::isDynamic(rows) &&
+                  !ShapedType::isDynamic(cols) && cols > rows &&
+                  cols >= contractionTileN * threads;
       bool splitRows = region.wholeDims.contains(n) ||
                        ShapedType::isDynamic(rows) ||
-                       rows >= contractionTileM * threads;
+                       (rows >= contractionTileM * threads && !wide);
       if (splitRows) {
         int64_t block = contractionTileM;
         int64_t rowBytes = ShapedType::isDynamic(cols) ? 4096 : cols * 4;
@@ -505,8 +521,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
         sizes[m] = block;
         sizes[n] = 0;
       } else {
+        // Column blocks that divide the columns where one does (1000: 100),
+        // so that the CPU's tiles inside are static.
+        int64_t block = contractionTileN;
+        if (!ShapedType::isDynamic(cols) && cols % block != 0)
+          for (int64_t b = block - 4; b >= 32; b -= 4)
+            if (cols % b == 0) {
+              block = b;
+              break;
+            }
         sizes[m] = 0;
-        sizes[n] = contractionTileN;
+        sizes[n] = block;
       }
       return sizes;
     }
@@ -830,6 +855,7 @@ struct FormDispatchRegionsPass
     options.convTileW = convTileW;
     options.contractionTileM = contractionTileM;
     options.contractionTileN = contractionTileN;
+    options.dotMinK = dotMinK;
     options.fuse = fuse;
     options.report = report;
     if (failed(fx::formDispatchRegions(getOperation(), options)))

@@ -57,10 +57,15 @@ func.func @elementwise_masked(%x: tensor<37xf32>) -> tensor<37xf32> {
 
 // -----
 
-// Pooling is left alone.
-// CHECK-LABEL: func.func @pooling_untouched(
-// CHECK: linalg.pooling_nchw_max
-func.func @pooling_untouched(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
+// Max pooling is tiled to one output row and window position and
+// vectorized along the output columns: a stride of 2 reads 4 elements (3 in
+// bounds) and keeps every other lane.
+// CHECK-LABEL: func.func @pooling_vectorized(
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, false]} : tensor<1x3xf32>, vector<1x4xf32>
+// CHECK: vector.shuffle {{.*}} [0, 2] : vector<4xf32>, vector<4xf32>
+// CHECK: arith.maximumf {{.*}} : vector<2xf32>
+// CHECK-NOT: linalg.pooling_nchw_max
+func.func @pooling_vectorized(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
   %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%o : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
@@ -101,4 +106,21 @@ func.func @masked_row_max(%a: tensor<4x7xf32>, %init: tensor<4xf32>) -> tensor<4
     linalg.yield %1 : f32
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// A contraction reading both operands along k (linear's [n, k] weight) with
+// k >= 256 is tiled 4 x 4 with the whole k in the tile: 16 vectors of
+// partial sums, one FMA per row pair per vector of k, one reduction per
+// output element at the end.
+// CHECK-LABEL: func.func @dot_tiles(
+// CHECK: scf.for {{.*}} step %c4
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c16 iter_args(
+// CHECK-COUNT-16: vector.fma {{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.matmul
+func.func @dot_tiles(%a: tensor<8x256xf32>, %b: tensor<8x256xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<8x256xf32>, tensor<8x256xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
 }

@@ -130,6 +130,11 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            /*default=*/"128",
            "Columns of a contraction epilogue tile when the contraction has "
            "too few rows to split among the threads">,
+    Option<"dotMinK", "dot-min-k", "int64_t", /*default=*/"256",
+           "A contraction reading both operands along k (`linear`'s weight) "
+           "with at least this many reduced elements and more columns than "
+           "rows is split by columns (fx-cpu-tile-and-vectorize computes it "
+           "as dot products, which keep the rows in cache)">,
     Option<"fuse", "fuse", "bool", /*default=*/"true",
            "Fuse producers into regions; false makes every linalg op but "
            "fills a region of its own (to count the dispatches and bytes of "

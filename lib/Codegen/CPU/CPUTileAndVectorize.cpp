@@ -346,6 +346,172 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   return success();
 }
 
+/// The contraction dimensions of `op` if it is a "dot-product" contraction:
+/// one m, one n and one k dimension (and at most one batch dimension), f32,
+/// with both operands contiguous along k (the lhs [m, k], the rhs [n, k], as
+/// `linear` reads its weight) and at least `minK` reduced elements.
+static std::optional<linalg::ContractionDimensions>
+getDotContraction(linalg::LinalgOp op, int64_t minK) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!getElementTypeOrSelf(v.getType()).isF32())
+      return std::nullopt;
+  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+  auto innermost = [&](OpOperand &operand, unsigned dim, unsigned rows) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    unsigned results = map.getNumResults();
+    return map.isProjectedPermutation() && results >= 2 &&
+           map.getDimPosition(results - 1) == dim &&
+           map.getDimPosition(results - 2) == rows;
+  };
+  if (!innermost(*op.getDpsInputOperand(0), k, m) ||
+      !innermost(*op.getDpsInputOperand(1), k, n) ||
+      !innermost(*op.getDpsInitOperand(0), n, m))
+    return std::nullopt;
+  int64_t size = op.getStaticLoopRanges()[k];
+  if (ShapedType::isDynamic(size) || size < minK)
+    return std::nullopt;
+  return *dims;
+}
+
+/// Vectorizes a static dot-product contraction tile, C[M x N] += A[M x K] *
+/// B[N x K]^T with K whole in the tile, as M x N dot products along k: the
+/// accumulators are M x N vectors of `lanes` partial sums, each k step loads
+/// M rows of A and N rows of B (contiguous) for M x N FMAs, and the partial
+/// sums are reduced once at the end. The outer-product form reads B one
+/// column at a time: for `linear`'s [N, K] weight, N scalars rows apart per
+/// k step (a 49x3072 by 3072x768 linear took 42.7 ms on one Zen 4 thread, 5
+/// GFLOP/s).
+static LogicalResult vectorizeDotTile(RewriterBase &rewriter,
+                                      linalg::LinalgOp op, int64_t lanes) {
+  std::optional<linalg::ContractionDimensions> dims =
+      getDotContraction(op, /*minK=*/1);
+  if (!dims || !op.hasPureTensorSemantics())
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic) ||
+      (!dims->batch.empty() && ranges[dims->batch.front()] != 1))
+    return failure();
+  int64_t numM = ranges[dims->m.front()], numN = ranges[dims->n.front()];
+  int64_t numK = ranges[dims->k.front()];
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type f32 = rewriter.getF32Type();
+  // 2-d views without the unit batch dimension.
+  auto matrix = [&](Value value, int64_t rows, int64_t cols) -> Value {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getRank() == 2)
+      return value;
+    SmallVector<OpFoldResult> offsets(type.getRank(),
+                                      rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    return tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get({rows, cols}, f32), value,
+        offsets, sizes, strides);
+  };
+  Value a = matrix(op.getDpsInputs()[0], numM, numK);
+  Value b = matrix(op.getDpsInputs()[1], numN, numK);
+  Value c = matrix(op.getDpsInits()[0], numM, numN);
+  Value zeroF = arith::ConstantOp::create(rewriter, loc, f32,
+                                          rewriter.getF32FloatAttr(0));
+  auto rowType = VectorType::get({lanes}, f32);
+  auto readRow = [&](OpBuilder &builder, Value matrixValue, int64_t row,
+                     Value column, VectorType type) -> Value {
+    Value rowIndex = arith::ConstantIndexOp::create(builder, loc, row);
+    return vector::TransferReadOp::create(builder, loc, type, matrixValue,
+                                          ValueRange{rowIndex, column}, zeroF,
+                                          ArrayRef<bool>{true});
+  };
+  // Full vectors of k in a loop, carrying M x N partial sums.
+  int64_t fullK = numK / lanes * lanes;
+  SmallVector<Value> sums(
+      numM * numN,
+      arith::ConstantOp::create(rewriter, loc, rowType,
+                                DenseElementsAttr::get(
+                                    rowType, rewriter.getF32FloatAttr(0))));
+  if (fullK > 0) {
+    Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, fullK);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, lanes);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lower, upper, step, sums,
+        [&](OpBuilder &builder, Location, Value kk, ValueRange iterSums) {
+          SmallVector<Value> rowsA, rowsB, next;
+          for (int64_t i = 0; i < numM; ++i)
+            rowsA.push_back(readRow(builder, a, i, kk, rowType));
+          for (int64_t j = 0; j < numN; ++j)
+            rowsB.push_back(readRow(builder, b, j, kk, rowType));
+          for (int64_t i = 0; i < numM; ++i)
+            for (int64_t j = 0; j < numN; ++j)
+              next.push_back(vector::FMAOp::create(builder, loc, rowsA[i],
+                                                   rowsB[j],
+                                                   iterSums[i * numN + j]));
+          scf::YieldOp::create(builder, loc, next);
+        });
+    sums.assign(loop.getResults().begin(), loop.getResults().end());
+  }
+  // The remainder of k (fewer than `lanes` elements), then one reduction
+  // per output element.
+  int64_t restK = numK - fullK;
+  SmallVector<Value> restA, restB;
+  auto restType = VectorType::get({restK}, f32);
+  Value restStart = arith::ConstantIndexOp::create(rewriter, loc, fullK);
+  for (int64_t i = 0; restK && i < numM; ++i)
+    restA.push_back(readRow(rewriter, a, i, restStart, restType));
+  for (int64_t j = 0; restK && j < numN; ++j)
+    restB.push_back(readRow(rewriter, b, j, restStart, restType));
+  auto tileType = VectorType::get({numM, numN}, f32);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value tile = vector::TransferReadOp::create(rewriter, loc, tileType, c,
+                                              ValueRange{zero, zero}, zeroF,
+                                              ArrayRef<bool>{true, true});
+  for (int64_t i = 0; i < numM; ++i)
+    for (int64_t j = 0; j < numN; ++j) {
+      Value acc = vector::ExtractOp::create(rewriter, loc, tile,
+                                            ArrayRef<int64_t>{i, j});
+      if (fullK > 0)
+        acc = vector::ReductionOp::create(rewriter, loc,
+                                          vector::CombiningKind::ADD,
+                                          sums[i * numN + j], acc);
+      if (restK) {
+        Value product =
+            arith::MulFOp::create(rewriter, loc, restA[i], restB[j]);
+        acc = vector::ReductionOp::create(
+            rewriter, loc, vector::CombiningKind::ADD, product, acc);
+      }
+      tile = vector::InsertOp::create(rewriter, loc, acc, tile,
+                                      ArrayRef<int64_t>{i, j});
+    }
+  Value written = vector::TransferWriteOp::create(
+                      rewriter, loc, tile, c, ValueRange{zero, zero},
+                      ArrayRef<bool>{true, true})
+                      .getResult();
+  Value init = op.getDpsInits()[0];
+  if (written.getType() != init.getType()) {
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(),
+                                      rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    written = tensor::InsertSliceOp::create(rewriter, loc, written, init,
+                                            offsets, sizes, strides);
+  }
+  rewriter.replaceOp(op, written);
+  return success();
+}
+
 struct CPUTileAndVectorizePass
     : public fx::impl::FXCPUTileAndVectorizeBase<CPUTileAndVectorizePass> {
   using Base::Base;
@@ -468,6 +634,15 @@ struct CPUTileAndVectorizePass
     if (isa<linalg::ConvolutionOpInterface>(op.getOperation()))
       return {};
     SmallVector<int64_t> sizes(numLoops, 1);
+    // Dot-product contractions with a long k: M x N dot products with the
+    // whole k in the tile (vectorizeDotTile).
+    if (std::optional<linalg::ContractionDimensions> dot =
+            getDotContraction(op, dotMinK)) {
+      sizes[dot->m.front()] = dotTileM;
+      sizes[dot->n.front()] = dotTileN;
+      sizes[dot->k.front()] = 0;
+      return sizes;
+    }
     if (linalg::isaContractionOpInterface(op)) {
       FailureOr<linalg::ContractionDimensions> dims =
           linalg::inferContractionDims(op);
@@ -537,6 +712,23 @@ struct CPUTileAndVectorizePass
       return;
     scf::SCFTilingOptions options;
     options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    // Dot-product tiles step through the dimension of the larger operand
+    // outside: each of its row blocks is read once while the smaller
+    // operand, read again for every block, stays in cache (49 x 3072 by
+    // 768 x 3072: n outside; 3136 x 384 by 96 x 384: m outside).
+    if (std::optional<linalg::ContractionDimensions> dot =
+            getDotContraction(op, dotMinK)) {
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t m = dot->m.front(), n = dot->n.front();
+      bool nOutside = !ShapedType::isDynamic(ranges[m]) &&
+                      !ShapedType::isDynamic(ranges[n]) &&
+                      ranges[n] > ranges[m];
+      SmallVector<int64_t> order =
+          llvm::to_vector(llvm::seq<int64_t>(0, op.getNumLoops()));
+      std::swap(order[m], order[n]);
+      if (nOutside == (m < n))
+        options.setInterchange(order);
+    }
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled =
         scf::tileUsingSCF(rewriter, tileable, options);
@@ -571,6 +763,12 @@ struct CPUTileAndVectorizePass
     if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
             linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op)) {
       (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op));
+      return;
+    }
+    if (std::optional<linalg::ContractionDimensions> dot =
+            getDotContraction(cast<linalg::LinalgOp>(op), dotMinK)) {
+      (void)vectorizeDotTile(rewriter, cast<linalg::LinalgOp>(op),
+                             registerLanes);
       return;
     }
     bool contraction = isContraction(op);

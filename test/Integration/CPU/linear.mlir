@@ -1,6 +1,7 @@
 // Matrix products on the CPU against PyTorch.
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s -- --cpu x86-64-v3 | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
 
@@ -125,4 +126,17 @@ func.func @mm_f16_cooperative(%a0: tensor<192x80xf16>, %a1: tensor<80x128xf16>, 
 func.func @addmm_split_k(%a0: tensor<40x2048xf32>, %a1: tensor<2048x50xf32>, %a2: tensor<40x50xf32>) -> tensor<40x50xf32> {
   %0 = fx.addmm %a2, %a0, %a1 : (tensor<40x50xf32>, tensor<40x2048xf32>, tensor<2048x50xf32>) -> tensor<40x50xf32>
   return %0 : tensor<40x50xf32>
+}
+
+// The CPU's dot-product tiles (`linear` with k >= 256: rows of the input and
+// of the weight are both contiguous along k): 14 rows and 30 columns in 4 x
+// 4 tiles (3 x 4 for AVX2) and partial ones, k = 300 as 18 vectors of 16
+// and a remainder of 12; then a matrix-vector product with more columns
+// than rows, split by columns into blocks that divide its 1000 columns.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: (F.linear(a0, a1, a2), F.linear(a3, a4))
+func.func @linear_dot_tiles(%a0: tensor<2x7x300xf32>, %a1: tensor<30x300xf32>, %a2: tensor<30xf32>, %a3: tensor<1x520xf32>, %a4: tensor<1000x520xf32>) -> (tensor<2x7x30xf32>, tensor<1x1000xf32>) {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<2x7x300xf32>, tensor<30x300xf32>, tensor<30xf32>) -> tensor<2x7x30xf32>
+  %1 = fx.linear %a3, %a4 : (tensor<1x520xf32>, tensor<1000x520xf32>) -> tensor<1x1000xf32>
+  return %0, %1 : tensor<2x7x30xf32>, tensor<1x1000xf32>
 }

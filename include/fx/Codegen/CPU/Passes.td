@@ -63,6 +63,18 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            /*default=*/"65536",
            "Only ops with at least this many loop iterations get an "
            "scf.forall">,
+    Option<"registerLanes", "register-lanes", "int64_t", /*default=*/"16",
+           "f32 elements of one vector register (fx-cpu-pipeline sets it "
+           "from vector-bits): the vector length of dot-product tiles">,
+    Option<"dotMinK", "dot-min-k", "int64_t", /*default=*/"256",
+           "Contractions whose operands are both contiguous along k (the "
+           "lhs [m, k], the rhs [n, k], as in `linear`) with at least this "
+           "many reduced elements are tiled as dot products with the whole k "
+           "in the tile">,
+    Option<"dotTileM", "dot-tile-m", "int64_t", /*default=*/"4",
+           "Rows of a dot-product contraction tile">,
+    Option<"dotTileN", "dot-tile-n", "int64_t", /*default=*/"4",
+           "Columns of a dot-product contraction tile">,
     Option<"convTileF", "conv-tile-f", "int64_t", /*default=*/"16",
            "Output channels of a 2-d convolution tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
