@@ -54,6 +54,53 @@ def _median_ms(fn, repeats):
     return sorted(times)[len(times) // 2]
 
 
+def _time_peers(model, inputs, expected, args):
+    """` inductor=...ms inductor_compile=...s ort=...ms`: torch.compile and
+    ONNX Runtime on the same inputs, or `=nan` with the reason on stderr.
+    Each result is compared with eager: a peer that computes something else
+    is not timed."""
+    text = ""
+    threads = int(os.environ.get("FX_NUM_THREADS", "0")) or os.cpu_count()
+
+    def checked(name, outputs):
+        result = compare([np.asarray(o, dtype=np.float32) for o in outputs], expected, args.tol)
+        if not result.ok:
+            raise RuntimeError(f"{name} differs from eager: {result.message}")
+
+    try:
+        with torch.no_grad():
+            start = time.perf_counter()
+            compiled = torch.compile(model)
+            checked("torch.compile", [t.float().numpy() for t in _flatten(compiled(*inputs))])
+            compile_s = time.perf_counter() - start
+            ms = _median_ms(lambda: compiled(*inputs), args.bench)
+        text += f" inductor={ms:.4g}ms inductor_compile={compile_s:.1f}s"
+    except Exception as e:  # noqa: BLE001 - any failure is reported, not fatal
+        print(f"torch.compile: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
+        text += " inductor=nan"
+    try:
+        import io
+        import warnings
+        import onnxruntime
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, tuple(inputs), buffer, dynamo=False)
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        session = onnxruntime.InferenceSession(buffer.getvalue(), options,
+                                               providers=["CPUExecutionProvider"])
+        feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
+        checked("ONNX Runtime", session.run(None, feed))
+        ms = _median_ms(lambda: session.run(None, feed), args.bench)
+        text += f" ort={ms:.4g}ms"
+    except Exception as e:  # noqa: BLE001
+        print(f"ONNX Runtime: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
+        text += " ort=nan"
+    return text
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("fx_run")
@@ -65,6 +112,10 @@ def main():
     parser.add_argument("--bench", type=int, default=0, help="also time N runs of each")
     parser.add_argument("--target", default="cpu", help="fx-run --target (cpu or vulkan)")
     parser.add_argument("--keep", help="directory to keep the .mlir/.safetensors/.npy files in")
+    parser.add_argument("--peers", action="store_true",
+                        help="with --bench, also time torch.compile (Inductor, default mode) "
+                             "and ONNX Runtime (CPU, the legacy ONNX exporter) on the same "
+                             "inputs, each checked against eager")
     args = parser.parse_args()
 
     torch.manual_seed(args.seed)
@@ -94,6 +145,7 @@ def main():
     with torch.no_grad():
         expected = [t.detach().float().numpy() for t in _flatten(made(*inputs))]
         eager_ms = _median_ms(lambda: made(*inputs), args.bench) if args.bench else None
+    peers = _time_peers(made, inputs, expected, args) if args.bench and args.peers else ""
 
     start = time.perf_counter()
     try:
@@ -139,7 +191,7 @@ def main():
             timing += f" compile={value:.2f}s"
         if median:
             timing += f" run={float(median.group(1)):.4g}ms"
-        timing += f" eager={eager_ms:.4g}ms"
+        timing += f" eager={eager_ms:.4g}ms" + peers
     ok = result.ok
     print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
     return 0 if ok else 1

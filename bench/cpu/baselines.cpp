@@ -54,40 +54,61 @@ int main(int argc, char **argv) {
     }
   }
 
-  // 3x3 convolution, ResNet-18 stage 1 shape, oneDNN (threads from
-  // OMP_NUM_THREADS), NCHW in and out, the layout fx-mlir uses.
-  {
+  // Convolutions at ResNet-18 stage shapes and MobileNet depthwise shapes,
+  // oneDNN (threads from OMP_NUM_THREADS), NCHW in and out, the layout
+  // fx-mlir uses; the same table as CONVS in run.py.
+  struct Conv {
+    const char *name;
+    int c, h, f, k, stride, pad, groups;
+  };
+  const Conv convs[] = {
+      {"conv3x3_1x64x56x56", 64, 56, 64, 3, 1, 1, 1},
+      {"conv3x3_1x128x28x28", 128, 28, 128, 3, 1, 1, 1},
+      {"conv3x3_1x256x14x14", 256, 14, 256, 3, 1, 1, 1},
+      {"conv3x3_1x512x7x7", 512, 7, 512, 3, 1, 1, 1},
+      {"conv3x3s2_1x64x56x56", 64, 56, 128, 3, 2, 1, 1},
+      {"conv1x1_1x256x14x14", 256, 14, 1024, 1, 1, 0, 1},
+      {"conv7x7s2_1x3x224x224", 3, 224, 64, 7, 2, 3, 1},
+      {"dwconv3x3_1x32x112x112", 32, 112, 32, 3, 1, 1, 32},
+      {"dwconv3x3_1x384x14x14", 384, 14, 384, 3, 1, 1, 384},
+  };
+  for (const Conv &cv : convs) {
     using namespace dnnl;
     engine eng(engine::kind::cpu, 0);
     stream s(eng);
-    memory::dims src = {1, 64, 56, 56}, wei = {64, 64, 3, 3},
-                 dst = {1, 64, 56, 56};
-    auto srcMd = memory::desc(src, memory::data_type::f32,
-                              memory::format_tag::nchw);
-    auto weiMd = memory::desc(wei, memory::data_type::f32,
-                              memory::format_tag::oihw);
-    auto dstMd = memory::desc(dst, memory::data_type::f32,
-                              memory::format_tag::nchw);
-    auto anySrc = memory::desc(src, memory::data_type::f32,
-                               memory::format_tag::any);
-    auto anyWei = memory::desc(wei, memory::data_type::f32,
-                               memory::format_tag::any);
-    auto anyDst = memory::desc(dst, memory::data_type::f32,
-                               memory::format_tag::any);
+    int oh = (cv.h + 2 * cv.pad - cv.k) / cv.stride + 1;
+    memory::dims src = {1, cv.c, cv.h, cv.h}, dst = {1, cv.f, oh, oh};
+    memory::dims wei =
+        cv.groups == 1
+            ? memory::dims{cv.f, cv.c, cv.k, cv.k}
+            : memory::dims{cv.groups, cv.f / cv.groups, cv.c / cv.groups,
+                           cv.k, cv.k};
+    auto f32 = memory::data_type::f32;
+    auto srcMd = memory::desc(src, f32, memory::format_tag::nchw);
+    auto weiMd = memory::desc(wei, f32,
+                              cv.groups == 1 ? memory::format_tag::oihw
+                                             : memory::format_tag::goihw);
+    auto dstMd = memory::desc(dst, f32, memory::format_tag::nchw);
+    auto anySrc = memory::desc(src, f32, memory::format_tag::any);
+    auto anyWei = memory::desc(wei, f32, memory::format_tag::any);
+    auto anyDst = memory::desc(dst, f32, memory::format_tag::any);
     // oneDNN 2.x (Debian 12's libdnnl-dev): an op descriptor, then the
     // primitive descriptor.
     auto desc = convolution_forward::desc(
         prop_kind::forward_inference, algorithm::convolution_direct, anySrc,
-        anyWei, anyDst, {1, 1}, {1, 1}, {1, 1});
+        anyWei, anyDst, {cv.stride, cv.stride}, {cv.pad, cv.pad},
+        {cv.pad, cv.pad});
     auto pd = convolution_forward::primitive_desc(desc, eng);
     memory srcMem(srcMd, eng), weiMem(weiMd, eng), dstMem(dstMd, eng);
+    std::fill_n(static_cast<float *>(srcMem.get_data_handle()),
+                size_t(cv.c) * cv.h * cv.h, 1.0f);
     memory srcOpt(pd.src_desc(), eng), weiOpt(pd.weights_desc(), eng),
         dstOpt(pd.dst_desc(), eng);
     reorder(weiMem, weiOpt).execute(s, weiMem, weiOpt);
     convolution_forward conv(pd);
     // Layout conversion of the activations is part of the measured work:
-    // fx-mlir reads and writes NCHW.
-    measure("onednn_conv3x3_1x64x56x56", runs, [&] {
+    // fx-mlir reads and writes NCHW. Weights are reordered once.
+    measure(std::string("onednn_") + cv.name, runs, [&] {
       reorder(srcMem, srcOpt).execute(s, srcMem, srcOpt);
       conv.execute(s, {{DNNL_ARG_SRC, srcOpt},
                        {DNNL_ARG_WEIGHTS, weiOpt},

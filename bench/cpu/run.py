@@ -31,6 +31,27 @@ sys.path.insert(0, os.path.dirname(HERE))
 from machine import cpu_name  # noqa: E402
 
 
+# Convolutions (name, C, H = W, F, kernel, stride, padding, groups): ResNet-18
+# stages, its stem and a 1x1 of ResNet-50, MobileNet depthwise shapes; the
+# same table as baselines.cpp.
+CONVS = [
+    ("conv3x3_1x64x56x56", 64, 56, 64, 3, 1, 1, 1),
+    ("conv3x3_1x128x28x28", 128, 28, 128, 3, 1, 1, 1),
+    ("conv3x3_1x256x14x14", 256, 14, 256, 3, 1, 1, 1),
+    ("conv3x3_1x512x7x7", 512, 7, 512, 3, 1, 1, 1),
+    ("conv3x3s2_1x64x56x56", 64, 56, 128, 3, 2, 1, 1),
+    ("conv1x1_1x256x14x14", 256, 14, 1024, 1, 1, 0, 1),
+    ("conv7x7s2_1x3x224x224", 3, 224, 64, 7, 2, 3, 1),
+    ("dwconv3x3_1x32x112x112", 32, 112, 32, 3, 1, 1, 32),
+    ("dwconv3x3_1x384x14x14", 384, 14, 384, 3, 1, 1, 384),
+]
+CONV_MLIR = """func.func @conv(%x: tensor<1x{c}x{h}x{h}xf32>, %w: tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32> {{
+  %0 = fx.convolution %x, %w {{dilation = array<i64: 1, 1>, groups = {g} : i64, output_padding = array<i64: 0, 0>, padding = array<i64: {p}, {p}>, stride = array<i64: {s}, {s}>}} : (tensor<1x{c}x{h}x{h}xf32>, tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32>
+  return %0 : tensor<1x{f}x{oh}x{oh}xf32>
+}}
+"""
+
+
 def build_baselines(build):
     exe = os.path.join(build, "bench", "cpu-baselines")
     os.makedirs(os.path.dirname(exe), exist_ok=True)
@@ -128,23 +149,30 @@ def main():
                                  f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
                                  "-", "-", r["correct"]))
 
-    x = rng.standard_normal((1, 64, 56, 56)).astype(np.float32)
-    w = (rng.standard_normal((64, 64, 3, 3)) * 0.1).astype(np.float32)
     import torch
-    ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(),
-                                     torch.from_numpy(w).double(),
-                                     padding=1).float().numpy()
-    flops = 2 * 64 * 56 * 56 * 64 * 9
-    for t, level in [(t, level) for t in (1, 2) for level in levels]:
-        r = run_fx(fx_run, "conv.mlir", "conv3x3", [x, w], ref, args.runs,
-                   tmp, 1e-3, 1e-3, ["--num-threads", str(t), "--cpu", level])
-        data[f"conv3x3_t{t}_{level}"] = r
-        key = f"onednn_conv3x3_1x64x56x56_t{t}"
-        b_ms = baselines[key][0]
-        rows.append((f"conv 3x3 1x64x56x56 -> 64, {t} thread{'s' if t > 1 else ''}", level,
-                     f"{r['median_ms']:.3f} ms ({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
-                     f"oneDNN: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
-                     f"{b_ms / r['median_ms']:.3f}x", r["correct"]))
+    for name, c, h, f, k, stride, pad, groups in CONVS:
+        oh = (h + 2 * pad - k) // stride + 1
+        mlir = os.path.join(tmp, f"{name}.mlir")
+        with open(mlir, "w") as out:
+            out.write(CONV_MLIR.format(c=c, h=h, f=f, cg=c // groups, k=k, s=stride, p=pad,
+                                       g=groups, oh=oh))
+        x = rng.standard_normal((1, c, h, h)).astype(np.float32)
+        w = (rng.standard_normal((f, c // groups, k, k)) * 0.1).astype(np.float32)
+        ref = torch.nn.functional.conv2d(torch.from_numpy(x).double(),
+                                         torch.from_numpy(w).double(), stride=stride,
+                                         padding=pad, groups=groups).float().numpy()
+        flops = 2 * f * (c // groups) * k * k * oh * oh
+        label = (f"{'depthwise ' if groups > 1 else ''}conv {k}x{k}"
+                 f"{f' stride {stride}' if stride > 1 else ''} 1x{c}x{h}x{h} -> {f}")
+        for t, level in [(t, level) for t in (1, 2) for level in levels]:
+            r = run_fx(fx_run, mlir, "conv", [x, w], ref, args.runs, tmp, 1e-3, 1e-3,
+                       ["--num-threads", str(t), "--cpu", level])
+            data[f"{name}_t{t}_{level}"] = r
+            b_ms = baselines[f"onednn_{name}_t{t}"][0]
+            rows.append((f"{label}, {t} thread{'s' if t > 1 else ''}", level,
+                         f"{r['median_ms']:.3f} ms ({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
+                         f"oneDNN: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
+                         f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
 
     n = 1 << 24
     xs = rng.standard_normal(n).astype(np.float32)

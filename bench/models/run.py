@@ -2,13 +2,18 @@
 """Model-zoo benchmark: import, compile and run each model on the CPU next to
 eager PyTorch in the same run.
 
-Usage: bench/models/run.py [--build DIR] [--runs N] [--size S] [--threads T]
-                           [--out bench/results] [MODEL ...]
+Usage: bench/models/run.py [--build DIR] [--runs N] [--size S] [--batch B]
+                           [--threads T] [--no-peers] [--out bench/results]
+                           [MODEL ...]
 
-For each model: import time (make_fx + FX emission), compile time (fx-run's
-compile through fx::Compiler), our median run time and eager PyTorch's median (same threads,
-same seeded input and weights), and the relative L2 error against eager.
-Writes models.md and models.json.
+For each model: import time (torch.export or make_fx + FX emission), compile
+time (fx-run's compile through fx::Compiler), our median run time, and in
+the same run, on the same seeded inputs and weights and with the same
+threads: eager PyTorch, torch.compile (Inductor, default mode; its compile
+time too) and ONNX Runtime (CPU provider), each checked against eager; and
+the relative L2 error of ours against eager. Run it with the project venv's
+Python (.venv/bin/python: torch 2.13, onnxruntime). Writes models.md and
+models.json (models-bB.* for a batch B other than 1).
 """
 import argparse
 import json
@@ -27,9 +32,9 @@ MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convn
           "transformer_encoder_layer", "sin_cos", "linear_relu", "nested_modules"]
 
 
-def spec(name, size):
+def spec(name, size, batch):
     if name.startswith(("resnet", "mobilenet", "efficientnet", "squeezenet", "convnext")):
-        return [f"torchvision:{name}", "--input-shape", f"1,3,{size},{size}"]
+        return [f"torchvision:{name}", "--input-shape", f"{batch},3,{size},{size}"]
     return [f"{ZOO}:{name}"]
 
 
@@ -38,7 +43,10 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--size", type=int, default=224, help="image size of the CNNs")
+    parser.add_argument("--batch", type=int, default=1, help="batch of the CNNs")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--no-peers", action="store_true",
+                        help="time eager only (no torch.compile, no ONNX Runtime)")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     parser.add_argument("models", nargs="*", default=MODELS)
     args = parser.parse_args()
@@ -48,7 +56,8 @@ def main():
     fx_run = os.path.join(args.build, "bin", "fx-run")
     rows = []
     for name in args.models:
-        cmd = [sys.executable, check, fx_run] + spec(name, args.size) + ["--bench", str(args.runs)]
+        cmd = [sys.executable, check, fx_run] + spec(name, args.size, args.batch) + \
+            ["--bench", str(args.runs)] + ([] if args.no_peers else ["--peers"])
         print(f"[{len(rows) + 1}/{len(args.models)}] {name} ...", file=sys.stderr, flush=True)
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         line = (proc.stdout.strip().splitlines() or [""])[-1]
@@ -59,28 +68,43 @@ def main():
             "compile_s": float(fields.get("compile", "nan").rstrip("s")),
             "run_ms": float(fields.get("run", "nan").rstrip("ms")),
             "eager_ms": float(fields.get("eager", "nan").rstrip("ms")),
+            "inductor_ms": float(fields.get("inductor", "nan").rstrip("ms")),
+            "inductor_compile_s": float(fields.get("inductor_compile", "nan").rstrip("s")),
+            "ort_ms": float(fields.get("ort", "nan").rstrip("ms")),
             "rel_l2": float(fields.get("rel_l2", "nan")),
         })
         if proc.returncode != 0:
             print(proc.stdout[-2000:] + proc.stderr[-2000:], file=sys.stderr)
 
-    lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs 1x3x{args.size}x{args.size}, "
-             f"median of {args.runs} runs; eager = Debian's PyTorch in the same run).",
+    import torch
+    lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs "
+             f"{args.batch}x3x{args.size}x{args.size}, median of {args.runs} runs; eager and "
+             f"torch.compile (Inductor, default mode) = PyTorch {torch.__version__}, ORT = ONNX "
+             "Runtime's CPU provider, all in the same run; ratios are their time over ours).",
              f"Machine: {cpu_name()}; fx-mlir compiles for its CPU (native).", "",
-             "| model | status | import s | compile s | fx-mlir ms | eager ms | eager/fx | rel L2 vs eager |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| model | status | import s | compile s | fx-mlir ms | eager ms | torch.compile ms "
+             "(compile s) | ORT ms | eager/fx | compile/fx | ORT/fx | rel L2 vs eager |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def ratio(other, ours):
+        return f"{other / ours:.2f}x" if ours > 0 and other == other else "-"
+
     for r in rows:
-        speedup = r["eager_ms"] / r["run_ms"] if r["run_ms"] > 0 else float("nan")
         lines.append(f"| {r['model']} | {r['status']} | {r['import_s']:.2f} | {r['compile_s']:.2f} "
-                     f"| {r['run_ms']:.4g} | {r['eager_ms']:.4g} | {speedup:.2f}x | {r['rel_l2']:.2g} |")
+                     f"| {r['run_ms']:.4g} | {r['eager_ms']:.4g} | {r['inductor_ms']:.4g} "
+                     f"({r['inductor_compile_s']:.0f}) | {r['ort_ms']:.4g} "
+                     f"| {ratio(r['eager_ms'], r['run_ms'])} "
+                     f"| {ratio(r['inductor_ms'], r['run_ms'])} | {ratio(r['ort_ms'], r['run_ms'])} "
+                     f"| {r['rel_l2']:.2g} |")
     table = "\n".join(lines) + "\n"
     print(table)
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "models.md"), "w") as f:
+    stem = "models" if args.batch == 1 else f"models-b{args.batch}"
+    with open(os.path.join(args.out, stem + ".md"), "w") as f:
         f.write(table)
-    with open(os.path.join(args.out, "models.json"), "w") as f:
-        json.dump({"threads": args.threads, "size": args.size, "runs": args.runs, "rows": rows}, f,
-                  indent=1)
+    with open(os.path.join(args.out, stem + ".json"), "w") as f:
+        json.dump({"threads": args.threads, "size": args.size, "batch": args.batch,
+                   "runs": args.runs, "rows": rows}, f, indent=1)
     return 0 if all(r["status"] == "PASS" for r in rows) else 1
 
 

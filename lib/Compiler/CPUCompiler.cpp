@@ -4,6 +4,7 @@
 
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/CompilerRuntime.h"
+#include "fx/Runtime/HostAllocator.h"
 #include "fx/Runtime/MemRefCopy.h"
 #include "fx/Runtime/Parallel.h"
 
@@ -242,6 +243,15 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
         llvm::JITSymbolFlags::Exported};
     symbols[interner("fxrtParallelFor")] = {
         llvm::orc::ExecutorAddr::fromPtr(&fxrtParallelFor),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_memref_to_llvm_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_alloc),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_memref_to_llvm_aligned_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_aligned_alloc),
+        llvm::JITSymbolFlags::Exported};
+    symbols[interner("_mlir_memref_to_llvm_free")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_free),
         llvm::JITSymbolFlags::Exported};
     // Conversions LLVM turns into compiler-runtime calls (f32 -> bf16 on a
     // CPU without AVX512-BF16): the JIT must not rely on the process

@@ -167,7 +167,11 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   // the others per function (in parallel), in the same order.
   pm.addPass(createConvertMathToFuncs());
   pm.addNestedPass<func::FuncOp>(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Temporaries come from the runtime's caching allocator
+  // (fx/Runtime/HostAllocator.h), not straight from malloc.
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addNestedPass<func::FuncOp>(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   OpPassManager &scalars = pm.nest<func::FuncOp>();

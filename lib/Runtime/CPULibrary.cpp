@@ -2,6 +2,7 @@
 
 #include "fx/Runtime/CPULibrary.h"
 
+#include "fx/Runtime/HostAllocator.h"
 #include "fx/Runtime/MemRefCopy.h"
 #include "fx/Runtime/Parallel.h"
 
@@ -77,6 +78,12 @@ struct Import {
 const Import kImports[] = {
     {"fxrtParallelFor", reinterpret_cast<void *>(&fxrtParallelFor)},
     {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+    {"_mlir_memref_to_llvm_alloc",
+     reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
+    {"_mlir_memref_to_llvm_aligned_alloc",
+     reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
+    {"_mlir_memref_to_llvm_free",
+     reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)},
 };
 
 uint16_t elfMachine(const std::string &arch) {

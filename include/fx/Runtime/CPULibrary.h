@@ -8,7 +8,7 @@
 //
 // The shared object imports nothing from the process by name: the support
 // functions compiled code calls (the thread pool's fxrtParallelFor,
-// memrefCopy) are reached through pointer variables the object exports as
+// memrefCopy, HostAllocator.h's allocation functions) are reached through pointer variables the object exports as
 // `__fxrt_import_<name>`, which the loader fills. So several models, and
 // processes that load the runtime privately (RTLD_LOCAL, e.g. Python's
 // ctypes), all work. libc and libm functions come from libc.so.6 and
@@ -57,7 +57,7 @@ struct CPUCode {
 };
 
 /// The runtime functions compiled code may import (fxrtParallelFor,
-/// memrefCopy): what the compiler routes through the import table.
+/// memrefCopy, the allocation functions): what the compiler routes through the import table.
 std::vector<std::string> cpuImportNames();
 
 /// The instruction set of this process ("x86_64", "aarch64", ...).
