@@ -83,9 +83,15 @@ def _time_peers(model, inputs, expected, args):
         import warnings
         import onnxruntime
         buffer = io.BytesIO()
+        exported = model
+        if not isinstance(model, torch.nn.Module):  # a plain function
+            class Wrapped(torch.nn.Module):
+                def forward(self, *args):
+                    return model(*args)
+            exported = Wrapped()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(model, tuple(inputs), buffer, dynamo=False)
+            torch.onnx.export(exported, tuple(inputs), buffer, dynamo=False)
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
