@@ -748,9 +748,14 @@ struct CPUTileAndVectorizePass
              linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
             tiled->tiledOps.back()))
       return;
-    // Peel every tile loop: the main loops then step over full tiles only;
-    // the remainders keep dynamic sizes and stay scalar.
-    for (LoopLikeOpInterface loop : tiled->loops) {
+    // Peel every tile loop: the main loops then step over full tiles only
+    // and the remainders get static sizes when the bounds are static
+    // (dynamic ones stay scalar). Innermost first: peeling an outer loop
+    // copies its body for the remainder, and an inner loop peeled before
+    // is copied peeled (outermost first left the inner loops of the
+    // remainder copies unpeeled, with dynamic tiles: AVX2's 12-channel by
+    // 8-column convolution tiles over 128 channels and 28 columns).
+    for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
       auto forOp = dyn_cast<scf::ForOp>(loop.getOperation());
       scf::ForOp partial;
       if (forOp)

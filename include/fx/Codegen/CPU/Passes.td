@@ -39,8 +39,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
     each chunk. `fx-outline-forall` and `fx-forall-to-runtime` later turn the
     `scf.forall` into calls to the runtime's thread pool.
 
-    Contraction tile loops are peeled: full tiles are vectorized without
-    masks and the remainders stay scalar loops. Other ops' boundary tiles are
+    Contraction and convolution tile loops are peeled, innermost first:
+    with static bounds every tile, remainders included, has a static shape
+    and is vectorized without masks; remainders of dynamic size stay scalar
+    loops. Other ops' boundary tiles are
     vectorized with masks. Depthwise convolutions and max/sum pooling are
     tiled and vectorized like 2-d convolutions (one FMA, max or add per
     channel instead of an outer product). Other convolutions, other pooling
