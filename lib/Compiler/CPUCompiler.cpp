@@ -4,9 +4,7 @@
 
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Runtime/CompilerRuntime.h"
-#include "fx/Runtime/HostAllocator.h"
-#include "fx/Runtime/MemRefCopy.h"
-#include "fx/Runtime/Parallel.h"
+#include "fx/Runtime/CPULibrary.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -238,21 +236,10 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
   // from MLIR's runner libraries.
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap symbols;
-    symbols[interner("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("fxrtParallelFor")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&fxrtParallelFor),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_memref_to_llvm_alloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_alloc),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_memref_to_llvm_aligned_alloc")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_aligned_alloc),
-        llvm::JITSymbolFlags::Exported};
-    symbols[interner("_mlir_memref_to_llvm_free")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&_mlir_memref_to_llvm_free),
-        llvm::JITSymbolFlags::Exported};
+    for (const rt::CPUImport &import : rt::cpuImports())
+      symbols[interner(import.name)] = {
+          llvm::orc::ExecutorAddr::fromPtr(import.address),
+          llvm::JITSymbolFlags::Exported};
     // Conversions LLVM turns into compiler-runtime calls (f32 -> bf16 on a
     // CPU without AVX512-BF16): the JIT must not rely on the process
     // exporting them.

@@ -70,22 +70,6 @@ const FeatureCheck *findFeature(const std::string &name) {
   return nullptr;
 }
 
-/// What the compiled code imports from the runtime, by name.
-struct Import {
-  const char *name;
-  void *address;
-};
-const Import kImports[] = {
-    {"fxrtParallelFor", reinterpret_cast<void *>(&fxrtParallelFor)},
-    {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
-    {"_mlir_memref_to_llvm_alloc",
-     reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
-    {"_mlir_memref_to_llvm_aligned_alloc",
-     reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
-    {"_mlir_memref_to_llvm_free",
-     reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)},
-};
-
 uint16_t elfMachine(const std::string &arch) {
   if (arch == "x86_64")
     return 62; // EM_X86_64
@@ -101,9 +85,23 @@ std::string dlerrorText() {
 
 } // namespace
 
+const std::vector<CPUImport> &cpuImports() {
+  static const std::vector<CPUImport> imports = {
+      {"fxrtParallelFor", reinterpret_cast<void *>(&fxrtParallelFor)},
+      {"memrefCopy", reinterpret_cast<void *>(&memrefCopy)},
+      {"_mlir_memref_to_llvm_alloc",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_alloc)},
+      {"_mlir_memref_to_llvm_aligned_alloc",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_aligned_alloc)},
+      {"_mlir_memref_to_llvm_free",
+       reinterpret_cast<void *>(&_mlir_memref_to_llvm_free)},
+  };
+  return imports;
+}
+
 std::vector<std::string> cpuImportNames() {
   std::vector<std::string> names;
-  for (const Import &import : kImports)
+  for (const CPUImport &import : cpuImports())
     names.push_back(import.name);
   return names;
 }
@@ -213,8 +211,8 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
     return Status::error(message);
   };
   for (const std::string &name : code.imports) {
-    const Import *import = nullptr;
-    for (const Import &candidate : kImports)
+    const CPUImport *import = nullptr;
+    for (const CPUImport &candidate : cpuImports())
       if (name == candidate.name)
         import = &candidate;
     void *slot = dlsym(handle, (kCPUImportPrefix + name).c_str());

@@ -56,8 +56,18 @@ struct CPUCode {
   std::vector<uint8_t> library;
 };
 
+/// A runtime function compiled code may import, and where it is.
+struct CPUImport {
+  const char *name;
+  void *address;
+};
+
 /// The runtime functions compiled code may import (fxrtParallelFor,
-/// memrefCopy, the allocation functions): what the compiler routes through the import table.
+/// memrefCopy, the allocation functions): what the compiler routes through
+/// the import table, and what the loader and the JIT bind.
+const std::vector<CPUImport> &cpuImports();
+
+/// The names of cpuImports().
 std::vector<std::string> cpuImportNames();
 
 /// The instruction set of this process ("x86_64", "aarch64", ...).
