@@ -492,20 +492,13 @@ struct RegionFormer : fx::DispatchRegionOptions {
         break;
       int64_t rows = ranges[m], cols = ranges[n];
       int64_t threads = fx::resolveThreadCount(this->threads);
-      // A contraction reading both operands along k (`linear`'s [N, K]
-      // weight) with more columns than rows is split by columns: a block of
+      // A dot-product contraction (both operands read along k, as
+      // `linear`'s [N, K] weight is) with more columns than rows is split
+      // by columns: a block of
       // rows would read the whole weight again (the CPU's dot-product
       // tiles keep the rows of A in cache instead).
-      auto contraction = cast<linalg::LinalgOp>(op);
-      AffineMap rhsMap =
-          contraction.getMatchingIndexingMap(contraction.getDpsInputOperand(1));
-      bool rhsAlongK =
-          rhsMap.isProjectedPermutation() && rhsMap.getNumResults() >= 1 &&
-          rhsMap.getDimPosition(rhsMap.getNumResults() - 1) ==
-              cdims->k.front();
-      int64_t depth = contraction.getStaticLoopRanges()[cdims->k.front()];
-      bool wide = rhsAlongK && !ShapedType::isDynamic(depth) &&
-                  depth >= dotMinK && !ShapedType::isDynamic(rows) &&
+      bool wide = fx::getDotContraction(cast<linalg::LinalgOp>(op), dotMinK) &&
+                  !ShapedType::isDynamic(rows) &&
                   !ShapedType::isDynamic(cols) && cols > rows &&
                   cols >= contractionTileN * threads;
       bool splitRows = region.wholeDims.contains(n) ||

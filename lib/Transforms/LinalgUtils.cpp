@@ -62,3 +62,34 @@ bool mlir::fx::isWorkgroupCombinable(Operation *combiner) {
              arith::MaxSIOp, arith::MinSIOp, arith::MaxUIOp, arith::MinUIOp>(
              combiner);
 }
+
+std::optional<linalg::ContractionDimensions>
+mlir::fx::getDotContraction(linalg::LinalgOp op, int64_t minK) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1 || dims->batch.size() > 1)
+    return std::nullopt;
+  for (Value v : op->getOperands())
+    if (!getElementTypeOrSelf(v.getType()).isF32())
+      return std::nullopt;
+  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
+  auto innermost = [&](OpOperand &operand, unsigned dim, unsigned rows) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    unsigned results = map.getNumResults();
+    return map.isProjectedPermutation() && results >= 2 &&
+           map.getDimPosition(results - 1) == dim &&
+           map.getDimPosition(results - 2) == rows;
+  };
+  if (!innermost(*op.getDpsInputOperand(0), k, m) ||
+      !innermost(*op.getDpsInputOperand(1), k, n) ||
+      !innermost(*op.getDpsInitOperand(0), n, m))
+    return std::nullopt;
+  int64_t size = op.getStaticLoopRanges()[k];
+  if (ShapedType::isDynamic(size) || size < minK)
+    return std::nullopt;
+  return *dims;
+}

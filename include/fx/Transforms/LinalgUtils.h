@@ -4,6 +4,9 @@
 #define FX_TRANSFORMS_LINALGUTILS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+
+#include <optional>
 
 namespace mlir::fx {
 
@@ -31,6 +34,15 @@ Operation *getReductionCombiner(linalg::LinalgOp op);
 /// workgroup: add, mul, min and max (the gpu.subgroup_reduce kinds that
 /// convert-gpu-to-spirv lowers for Vulkan).
 bool isWorkgroupCombinable(Operation *combiner);
+
+/// The contraction dimensions of `op` if it is a "dot-product" contraction:
+/// one m, one n and one k dimension (and at most one batch dimension), f32,
+/// with both operands contiguous along k (the lhs [m, k], the rhs [n, k], as
+/// `linear` reads its weight) and at least `minK` reduced elements. The CPU
+/// computes such contractions as dot products (fx-cpu-tile-and-vectorize),
+/// and dispatch regions split them by columns when they are wide.
+std::optional<linalg::ContractionDimensions>
+getDotContraction(linalg::LinalgOp op, int64_t minK);
 
 } // namespace mlir::fx
 

@@ -255,21 +255,13 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   // Rank-reduced views, read and written with identity maps (a permuted
   // transfer_write is canonicalized into a transpose, which hides the
   // read/write pair from loop-invariant-subset-hoisting).
-  auto unitStrides = [&](int64_t rank) {
-    return SmallVector<OpFoldResult>(rank, rewriter.getIndexAttr(1));
-  };
   auto view = [&](Value value, ArrayRef<int64_t> shape,
                   ArrayRef<int64_t> keep) -> Value {
-    SmallVector<OpFoldResult> offsets(shape.size(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t size : shape)
-      sizes.push_back(rewriter.getIndexAttr(size));
     SmallVector<int64_t> kept;
     for (int64_t d : keep)
       kept.push_back(shape[d]);
-    return tensor::ExtractSliceOp::create(
-        rewriter, loc, RankedTensorType::get(kept, elementType), value,
-        offsets, sizes, unitStrides(shape.size()));
+    return tensor::createCanonicalRankReducingExtractSliceOp(
+        rewriter, loc, value, RankedTensorType::get(kept, elementType));
   };
   Value outMatrix = view(output, out, {1, 3});
   Value inMatrix = view(input, inputType.getShape(), {1, 3});
@@ -337,48 +329,9 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
                                                   outMatrix, indices,
                                                   ArrayRef<bool>{true, true})
                       .getResult();
-  SmallVector<OpFoldResult> offsets(4, rewriter.getIndexAttr(0)), sizes;
-  for (int64_t size : out)
-    sizes.push_back(rewriter.getIndexAttr(size));
-  rewriter.replaceOp(conv, tensor::InsertSliceOp::create(
-                               rewriter, loc, written, output, offsets, sizes,
-                               unitStrides(4)));
+  rewriter.replaceOp(conv, tensor::createCanonicalRankReducingInsertSliceOp(
+                               rewriter, loc, written, output));
   return success();
-}
-
-/// The contraction dimensions of `op` if it is a "dot-product" contraction:
-/// one m, one n and one k dimension (and at most one batch dimension), f32,
-/// with both operands contiguous along k (the lhs [m, k], the rhs [n, k], as
-/// `linear` reads its weight) and at least `minK` reduced elements.
-static std::optional<linalg::ContractionDimensions>
-getDotContraction(linalg::LinalgOp op, int64_t minK) {
-  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1)
-    return std::nullopt;
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
-      dims->k.size() != 1 || dims->batch.size() > 1)
-    return std::nullopt;
-  for (Value v : op->getOperands())
-    if (!getElementTypeOrSelf(v.getType()).isF32())
-      return std::nullopt;
-  unsigned m = dims->m.front(), n = dims->n.front(), k = dims->k.front();
-  auto innermost = [&](OpOperand &operand, unsigned dim, unsigned rows) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    unsigned results = map.getNumResults();
-    return map.isProjectedPermutation() && results >= 2 &&
-           map.getDimPosition(results - 1) == dim &&
-           map.getDimPosition(results - 2) == rows;
-  };
-  if (!innermost(*op.getDpsInputOperand(0), k, m) ||
-      !innermost(*op.getDpsInputOperand(1), k, n) ||
-      !innermost(*op.getDpsInitOperand(0), n, m))
-    return std::nullopt;
-  int64_t size = op.getStaticLoopRanges()[k];
-  if (ShapedType::isDynamic(size) || size < minK)
-    return std::nullopt;
-  return *dims;
 }
 
 /// Vectorizes a static dot-product contraction tile, C[M x N] += A[M x K] *
@@ -392,7 +345,7 @@ getDotContraction(linalg::LinalgOp op, int64_t minK) {
 static LogicalResult vectorizeDotTile(RewriterBase &rewriter,
                                       linalg::LinalgOp op, int64_t lanes) {
   std::optional<linalg::ContractionDimensions> dims =
-      getDotContraction(op, /*minK=*/1);
+      fx::getDotContraction(op, /*minK=*/1);
   if (!dims || !op.hasPureTensorSemantics())
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -406,18 +359,11 @@ static LogicalResult vectorizeDotTile(RewriterBase &rewriter,
   Type f32 = rewriter.getF32Type();
   // 2-d views without the unit batch dimension.
   auto matrix = [&](Value value, int64_t rows, int64_t cols) -> Value {
-    auto type = cast<RankedTensorType>(value.getType());
-    if (type.getRank() == 2)
+    auto type = RankedTensorType::get({rows, cols}, f32);
+    if (value.getType() == type)
       return value;
-    SmallVector<OpFoldResult> offsets(type.getRank(),
-                                      rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                             rewriter.getIndexAttr(1));
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    return tensor::ExtractSliceOp::create(
-        rewriter, loc, RankedTensorType::get({rows, cols}, f32), value,
-        offsets, sizes, strides);
+    return tensor::createCanonicalRankReducingExtractSliceOp(rewriter, loc,
+                                                             value, type);
   };
   Value a = matrix(op.getDpsInputs()[0], numM, numK);
   Value b = matrix(op.getDpsInputs()[1], numN, numK);
@@ -497,17 +443,9 @@ static LogicalResult vectorizeDotTile(RewriterBase &rewriter,
                       ArrayRef<bool>{true, true})
                       .getResult();
   Value init = op.getDpsInits()[0];
-  if (written.getType() != init.getType()) {
-    auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(),
-                                      rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                             rewriter.getIndexAttr(1));
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    written = tensor::InsertSliceOp::create(rewriter, loc, written, init,
-                                            offsets, sizes, strides);
-  }
+  if (written.getType() != init.getType())
+    written = tensor::createCanonicalRankReducingInsertSliceOp(rewriter, loc,
+                                                               written, init);
   rewriter.replaceOp(op, written);
   return success();
 }
@@ -637,7 +575,7 @@ struct CPUTileAndVectorizePass
     // Dot-product contractions with a long k: M x N dot products with the
     // whole k in the tile (vectorizeDotTile).
     if (std::optional<linalg::ContractionDimensions> dot =
-            getDotContraction(op, dotMinK)) {
+            fx::getDotContraction(op, dotMinK)) {
       sizes[dot->m.front()] = dotTileM;
       sizes[dot->n.front()] = dotTileN;
       sizes[dot->k.front()] = 0;
@@ -722,7 +660,7 @@ struct CPUTileAndVectorizePass
     // operand, read again for every block, stays in cache (49 x 3072 by
     // 768 x 3072: n outside; 3136 x 384 by 96 x 384: m outside).
     if (std::optional<linalg::ContractionDimensions> dot =
-            getDotContraction(op, dotMinK)) {
+            fx::getDotContraction(op, dotMinK)) {
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       int64_t m = dot->m.front(), n = dot->n.front();
       bool nOutside = !ShapedType::isDynamic(ranges[m]) &&
@@ -776,7 +714,7 @@ struct CPUTileAndVectorizePass
       return;
     }
     if (std::optional<linalg::ContractionDimensions> dot =
-            getDotContraction(cast<linalg::LinalgOp>(op), dotMinK)) {
+            fx::getDotContraction(cast<linalg::LinalgOp>(op), dotMinK)) {
       (void)vectorizeDotTile(rewriter, cast<linalg::LinalgOp>(op),
                              registerLanes);
       return;
