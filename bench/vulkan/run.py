@@ -293,6 +293,9 @@ def measure(args):
                 os.remove(path)
             continue
         text = proc.stdout
+        # Every step's time, all workloads in one file: where the time goes.
+        with open(os.path.join(args.out, "profiles.txt"), "a") as f:
+            f.write(f"== {name} ({w.get('precision', 'highest')})\n{text}\n")
         m = re.search(r"run \(\d+ runs\): median ([0-9.]+) ms", text)
         row["fx_wall_ms"] = float(m.group(1)) if m else None
         gpu_us = fxrt_gpu_us(text)

@@ -580,9 +580,10 @@ struct RegionFormer : fx::DispatchRegionOptions {
                 "reads coalesced there)";
           return false;
         }
-    } else if (region.wholeDims.empty()) {
-      return false;
     }
+    // Without whole dimensions, an elementwise root's rows are reductions
+    // of its producers (a mean: a sum, then a division of each result).
+    bool reducedProducers = region.wholeDims.empty();
     // Rows are the root's parallel dimensions outside the row; a tensor
     // that is one row (a layer norm over every dimension) has none to
     // spread over threads.
@@ -597,8 +598,20 @@ struct RegionFormer : fx::DispatchRegionOptions {
     bool hasReduction = false;
     for (auto &[op, dims] : region.members) {
       auto linalgOp = cast<linalg::LinalgOp>(op);
-      if (isa<linalg::FillOp>(op))
+      if (isa<linalg::FillOp>(op)) {
+        // A fill read as an input (a constant tensor) would stay a
+        // temporary per row; only reductions' initial values are per row.
+        bool initOnly = llvm::all_of(op->getUses(), [&](OpOperand &use) {
+          auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+          return !region.members.count(use.getOwner()) ||
+                 (user && user.isDpsInit(&use));
+        });
+        if (!initOnly) {
+          why = "a constant tensor (a fill) is read in the row";
+          return false;
+        }
         continue;
+      }
       if (linalgOp.getNumReductionLoops() == 0) {
         // Fused into each of its consumers in the row.
         if (op != root.getOperation())
@@ -612,6 +625,16 @@ struct RegionFormer : fx::DispatchRegionOptions {
         continue;
       }
       hasReduction = true;
+      if (reducedProducers &&
+          !llvm::is_sorted(linalgOp.getIteratorTypesArray(),
+                           [](utils::IteratorType a, utils::IteratorType b) {
+                             return linalg::isParallelIterator(a) &&
+                                    !linalg::isParallelIterator(b);
+                           })) {
+        why = "a reduction over leading dimensions (one thread per output "
+              "reads coalesced there)";
+        return false;
+      }
       Operation *combiner = fx::getReductionCombiner(linalgOp);
       if (!fx::isWorkgroupCombinable(combiner)) {
         why = "a reduction that is not one add, mul, min or max combination "

@@ -141,3 +141,61 @@ func.func @transposed_row(%x: tensor<1x8x4x4xf32>, %b: tensor<8xf32>) -> tensor<
   } -> tensor<1x4x4x8xf32>
   return %6 : tensor<1x4x4x8xf32>
 }
+
+// -----
+
+// A mean over the trailing dimensions (a global average pooling or a
+// squeeze-and-excitation's): the sum joins the division's region, whose
+// rows are the sum's; one workgroup per row instead of one thread summing
+// a whole channel.
+// CHECK-LABEL: func.func @mean_hw
+// CHECK: scf.forall (%[[N:.*]], %[[C:.*]], %{{.*}}, %{{.*}}) in (1, 8, 1, 1)
+// CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[N]], %[[C]], 0, 0] [1, 1, 14, 14]
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x1x14x14xf32>) outs(%{{.*}} : tensor<1x1x1x1xf32>)
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<1x1x1x1xf32>)
+// CHECK: arith.divf
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+func.func @mean_hw(%x: tensor<1x8x14x14xf32>) -> tensor<1x8x1x1xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %n = arith.constant 1.960000e+02 : f32
+  %0 = tensor.empty() : tensor<1x8x1x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x14x14xf32>) outs(%1 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.addf %in, %out : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x8x1x1xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%2 : tensor<1x8x1x1xf32>) outs(%0 : tensor<1x8x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.divf %in, %n : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x8x1x1xf32>
+  return %3 : tensor<1x8x1x1xf32>
+}
+
+// -----
+
+// A sum over the leading dimension with an elementwise consumer stays two
+// ops: one thread per output reads that sum coalesced.
+// CHECK-LABEL: func.func @mean_dim0
+// CHECK-NOT: scf.forall
+// CHECK: return
+// REPORT: remark: dispatch region 0 is not a row kernel: a reduction over leading dimensions
+func.func @mean_dim0(%x: tensor<64x8xf32>) -> tensor<8xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %n = arith.constant 6.400000e+01 : f32
+  %0 = tensor.empty() : tensor<8xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<8xf32>) -> tensor<8xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<64x8xf32>) outs(%1 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.addf %in, %out : f32
+    linalg.yield %4 : f32
+  } -> tensor<8xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%2 : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %4 = arith.divf %in, %n : f32
+    linalg.yield %4 : f32
+  } -> tensor<8xf32>
+  return %3 : tensor<8xf32>
+}

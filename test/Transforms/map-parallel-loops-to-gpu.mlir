@@ -187,3 +187,64 @@ func.func @view_in_serial_run(%a: memref<f32>, %t: memref<f32>, %u: memref<f32>,
 // RUN:   --pass-pipeline='builtin.module(func.func(fx-map-parallel-loops-to-gpu{workgroup-size=0}))' 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADSIZE
 // BADSIZE: error: workgroup-size and max-workgroups must be positive
+
+// -----
+
+// A window reduction accumulates through memory after
+// convert-linalg-to-parallel-loops: the accumulator moves out of both
+// loops into registers (loaded once before, stored once after).
+// CHECK-LABEL: func.func @window_sum
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = memref.load %arg1
+// CHECK: %[[OUTER:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[INIT]]) -> (f32)
+// CHECK: %[[INNER:.*]] = scf.for {{.*}} iter_args(%[[B:.*]] = %[[A]]) -> (f32)
+// CHECK-NOT: memref.store
+// CHECK: arith.addf %[[B]]
+// CHECK: scf.yield
+// CHECK: scf.yield %[[INNER]]
+// CHECK: memref.store %[[OUTER]], %arg1
+func.func @window_sum(%x: memref<8x6xf32>, %y: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c4) step (%c1, %c1) {
+    scf.for %k = %c0 to %c3 step %c1 {
+      scf.for %l = %c0 to %c1 step %c1 {
+        %jj = arith.addi %j, %k : index
+        %v = memref.load %x[%i, %jj] : memref<8x6xf32>
+        %acc = memref.load %y[%i, %j] : memref<8x4xf32>
+        %s = arith.addf %acc, %v : f32
+        memref.store %s, %y[%i, %j] : memref<8x4xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// The loop also reads another element of the accumulated buffer: the
+// accumulator stays in memory.
+// CHECK-LABEL: func.func @reads_its_output
+// CHECK: scf.for
+// CHECK-NOT: iter_args
+// CHECK: memref.store
+func.func @reads_its_output(%y: memref<8x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    scf.for %k = %c0 to %c3 step %c1 {
+      %v = memref.load %y[%i, %k] : memref<8x4xf32>
+      %acc = memref.load %y[%i, %c3] : memref<8x4xf32>
+      %s = arith.addf %acc, %v : f32
+      memref.store %s, %y[%i, %c3] : memref<8x4xf32>
+    }
+    scf.reduce
+  }
+  return
+}

@@ -7,6 +7,9 @@
 // CHECK-DAG: #[[$IN3:.*]] = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
 // CHECK-DAG: #[[$OUT3:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$DWIN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 + d4, d3 + d5)>
+// CHECK-DAG: #[[$DWW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d4, d5)>
+// CHECK-DAG: #[[$DWOUT:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @sum_dim0
 // CHECK: linalg.generic {indexing_maps = [#[[$IN]], #[[$OUT]]], iterator_types = ["parallel", "reduction"]}
 func.func @sum_dim0(%x: tensor<4x7xf32>, %init: tensor<7xf32>) -> tensor<7xf32> {
@@ -47,4 +50,26 @@ func.func @rows(%x: tensor<4x7xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// A depthwise convolution iterates (n, oh, ow, c, kh, kw): generalized and
+// interchanged into the output's order (n, c, oh, ow), so that neighbouring
+// threads own neighbouring output columns instead of channels.
+// CHECK-LABEL: func.func @depthwise
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+// CHECK: linalg.generic {indexing_maps = [#[[$DWIN]], #[[$DWW]], #[[$DWOUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+func.func @depthwise(%x: memref<1x8x6x6xf32>, %w: memref<8x3x3xf32>, %y: memref<1x8x4x4xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%x, %w : memref<1x8x6x6xf32>, memref<8x3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  return
+}
+
+// Already in the output's order (a pooling's (n, c, oh, ow, kh, kw)): the
+// named op stays.
+// CHECK-LABEL: func.func @pooling
+// CHECK: linalg.pooling_nchw_max
+func.func @pooling(%x: memref<1x8x6x6xf32>, %k: memref<3x3xf32>, %y: memref<1x8x4x4xf32>) {
+  linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+    ins(%x, %k : memref<1x8x6x6xf32>, memref<3x3xf32>) outs(%y : memref<1x8x4x4xf32>)
+  return
 }

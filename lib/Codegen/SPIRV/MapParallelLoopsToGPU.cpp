@@ -136,6 +136,78 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   return success();
 }
 
+/// The buffer `memref` is a view of (through any chain of views).
+static Value viewedBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// Keeps an accumulator in a register across `loop`: a load and a later
+/// store of one element at loop-invariant indices, in the loop's body, with
+/// no other write to memory in the loop and no other access to that buffer,
+/// become a loop-carried value loaded before the loop and stored after it.
+/// convert-linalg-to-parallel-loops accumulates a reduction (a depthwise
+/// convolution's or a pooling's window) through memory at every step, and
+/// the GPU's compiler may not keep it in a register: it cannot prove that
+/// the kernel's buffers do not alias. (Upstream's affine-scalrep does this
+/// for affine loads and stores only.)
+static void promoteAccumulator(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  memref::StoreOp store;
+  bool unknownWrites = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (auto s = dyn_cast<memref::StoreOp>(op)) {
+      unknownWrites |= store || s->getBlock() != body;
+      store = s;
+      return;
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (effects ? effects.hasEffect<MemoryEffects::Write>()
+                : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      unknownWrites = true;
+  });
+  if (!store || unknownWrites || !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
+      llvm::any_of(store.getIndices(), [&](Value index) {
+        return !loop.isDefinedOutsideOfLoop(index);
+      }))
+    return;
+  Value buffer = viewedBuffer(store.getMemRef());
+  memref::LoadOp load;
+  bool otherAccess = false;
+  loop.getBody()->walk([&](memref::LoadOp l) {
+    if (viewedBuffer(l.getMemRef()) != buffer)
+      return;
+    bool same = l->getBlock() == body && l.getMemRef() == store.getMemRef() &&
+                l.getIndices() == store.getIndices() &&
+                l->isBeforeInBlock(store);
+    otherAccess |= !same || load;
+    load = l;
+  });
+  if (!load || otherAccess)
+    return;
+  IRRewriter rewriter(loop.getContext());
+  rewriter.setInsertionPoint(loop);
+  Value init = memref::LoadOp::create(rewriter, load.getLoc(),
+                                      store.getMemRef(), store.getIndices());
+  Value stored = store.getValueToStore();
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, init, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{stored};
+      });
+  if (failed(replaced))
+    return;
+  auto newLoop = cast<scf::ForOp>(replaced->getOperation());
+  rewriter.replaceAllUsesWith(load.getResult(),
+                              newLoop.getRegionIterArgs().back());
+  rewriter.setInsertionPointAfter(newLoop);
+  memref::StoreOp::create(rewriter, store.getLoc(), newLoop.getResults().back(),
+                          store.getMemRef(), store.getIndices());
+  rewriter.eraseOp(store);
+  rewriter.eraseOp(load);
+}
+
 /// True for a memref that is a whole buffer of its own: a function argument,
 /// an allocation or a global, with the identity layout.
 static bool isWholeBuffer(Value memref) {
@@ -285,6 +357,12 @@ struct MapParallelLoopsToGPUPass
           !loop->getParentOfType<gpu::LaunchOp>())
         outermost.push_back(loop);
     });
+    // Innermost loops first: an accumulator moves out one loop at a time.
+    SmallVector<scf::ForOp> serialLoops;
+    for (scf::ParallelOp loop : outermost)
+      loop.walk([&](scf::ForOp inner) { serialLoops.push_back(inner); });
+    for (scf::ForOp inner : serialLoops)
+      promoteAccumulator(inner);
     for (scf::ParallelOp loop : outermost)
       if (failed(mapLoop(loop, workgroupSize, maxWorkgroups)))
         return signalPassFailure();

@@ -34,26 +34,64 @@ using namespace mlir;
 
 namespace {
 
+/// The loop order the GPU wants for `op`: its parallel loops in the order
+/// of the output dimensions they index (the output's innermost dimension
+/// innermost, so that neighbouring threads store neighbouring elements),
+/// then its reductions in their order. Empty where the output is not
+/// indexed by a permutation of the parallel loops.
+static SmallVector<unsigned> gpuLoopOrder(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return {};
+  AffineMap out = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!out.isProjectedPermutation())
+    return {};
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> order;
+  for (AffineExpr e : out.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    if (!dim)
+      continue; // a unit dimension indexed by a constant
+    if (!linalg::isParallelIterator(iterators[dim.getPosition()]))
+      return {};
+    order.push_back(dim.getPosition());
+  }
+  if ((int64_t)order.size() != op.getNumParallelLoops())
+    return {};
+  for (auto [i, it] : llvm::enumerate(iterators))
+    if (!linalg::isParallelIterator(it))
+      order.push_back(i);
+  return order;
+}
+
 struct PrepareLinalgForGPUPass
     : public fx::impl::FXPrepareLinalgForGPUBase<PrepareLinalgForGPUPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> generics;
-    getOperation().walk([&](linalg::GenericOp op) { generics.push_back(op); });
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!op->getParentOfType<gpu::LaunchOp>())
+        ops.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
-    for (linalg::GenericOp op : generics) {
-      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-      SmallVector<unsigned> parallel, reduction;
-      for (auto [i, it] : llvm::enumerate(iterators))
-        (linalg::isParallelIterator(it) ? parallel : reduction).push_back(i);
-      if (parallel.empty() || reduction.empty() ||
-          reduction.front() > parallel.back())
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<unsigned> order = gpuLoopOrder(op);
+      if (order.empty() ||
+          llvm::equal(order, llvm::seq<unsigned>(0, op.getNumLoops())))
         continue;
-      SmallVector<unsigned> permutation(parallel);
-      permutation.append(reduction.begin(), reduction.end());
+      // Named ops whose loops are in another order (a depthwise
+      // convolution's channels inside its output pixels) become generics
+      // first.
       rewriter.setInsertionPoint(op);
-      if (failed(linalg::interchangeGenericOp(rewriter, op, permutation))) {
-        op.emitOpError("could not be interchanged to put its parallel loops "
-                       "first");
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized))
+          continue;
+        generic = *generalized;
+      }
+      if (failed(linalg::interchangeGenericOp(rewriter, generic, order))) {
+        generic.emitOpError("could not be interchanged into the output's "
+                            "loop order");
         return signalPassFailure();
       }
     }

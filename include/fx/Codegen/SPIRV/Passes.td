@@ -183,12 +183,17 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
 def FXPrepareLinalgForGPU : Pass<"fx-prepare-linalg-for-gpu", "func::FuncOp"> {
   let summary = "Put the parallel loops of linalg.generic ops outermost";
   let description = [{
-    Before `convert-linalg-to-parallel-loops` in the Vulkan pipeline: a
-    `linalg.generic` whose iterators put a reduction before a parallel loop
-    (a softmax or sum over dim 0) is interchanged so that all parallel loops
-    come first, in their original order. Its parallel loops then become one
-    `scf.parallel` (one GPU thread per output element) with the reductions
-    as sequential loops inside, instead of a host loop around kernels.
+    Before `convert-linalg-to-parallel-loops` in the Vulkan pipeline: the
+    loops of every linalg op left outside a kernel are put in the order the
+    GPU wants. Parallel loops come first (a softmax or sum over dim 0 would
+    otherwise leave a host loop around kernels): they become one
+    `scf.parallel`, one GPU thread per output element, with the reductions
+    as sequential loops inside. And they follow the output's dimensions,
+    so that the output's innermost dimension is the fastest-moving thread
+    index and stores coalesce: a depthwise convolution, which iterates
+    `(n, oh, ow, c, kh, kw)`, is generalized and interchanged into
+    `(n, c, oh, ow, kh, kw)` (neighbouring threads then read and write
+    neighbouring columns instead of channels a plane apart).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -217,7 +222,10 @@ def FXMapParallelLoopsToGPU : Pass<"fx-map-parallel-loops-to-gpu",
 
     Loops with dynamic bounds are an error (the Vulkan pipeline specializes
     shapes before compiling). Loops nested in other loops stay sequential
-    inside the thread that runs them. `memref.copy` between views becomes a
+    inside the thread that runs them; an accumulator they load and store at
+    the same loop-invariant element (a depthwise convolution's or a
+    pooling's window) is carried in a register through them instead, when
+    nothing else in the loops writes memory or touches that buffer. `memref.copy` between views becomes a
     loop first (copies between whole buffers stay for the runtime). What is
     left on the host that computes (loops without parallel dimensions, the
     loads and stores of a reduction to a scalar) runs as a kernel of one
