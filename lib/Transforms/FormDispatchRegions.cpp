@@ -296,9 +296,11 @@ struct RegionFormer : fx::DispatchRegionOptions {
         bool trailing = true;
         llvm::SmallDenseSet<int64_t> whole = region.wholeDims;
         whole.insert(broadcast.begin(), broadcast.end());
+        // (Unit dimensions are whole in every tile.)
+        SmallVector<int64_t> rootRanges = root.getStaticLoopRanges();
         for (int64_t d : whole)
           for (int64_t e = d + 1; e < rank; ++e)
-            trailing &= whole.contains(e);
+            trailing &= whole.contains(e) || rootRanges[e] == 1;
         if (!trailing) {
           cut("broadcast into the root along a leading dimension (it would "
               "be recomputed per tile)");

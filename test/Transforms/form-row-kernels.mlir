@@ -199,3 +199,33 @@ func.func @mean_dim0(%x: tensor<64x8xf32>) -> tensor<8xf32> {
   } -> tensor<8xf32>
   return %3 : tensor<8xf32>
 }
+
+// -----
+
+// A row normalized and then transposed so that a unit dimension follows
+// the row's (convnext's last layer norm, over channels of 1x1 pixels): the
+// unit dimension is whole in every tile, so the reduction still joins.
+// CHECK-LABEL: func.func @row_before_unit_dim
+// CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 1)
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+func.func @row_before_unit_dim(%x: tensor<2x1x8xf32>) -> tensor<2x8x1xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<2x1xf32>) -> tensor<2x1xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x1x8xf32>) outs(%1 : tensor<2x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %6 = arith.addf %in, %out : f32
+    linalg.yield %6 : f32
+  } -> tensor<2x1xf32>
+  %3 = tensor.empty() : tensor<2x1x8xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %2 : tensor<2x1x8xf32>, tensor<2x1xf32>) outs(%3 : tensor<2x1x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %6 = arith.divf %in, %s : f32
+    linalg.yield %6 : f32
+  } -> tensor<2x1x8xf32>
+  %5 = tensor.empty() : tensor<2x8x1xf32>
+  %t = linalg.transpose ins(%4 : tensor<2x1x8xf32>) outs(%5 : tensor<2x8x1xf32>) permutation = [0, 2, 1]
+  return %t : tensor<2x8x1xf32>
+}
