@@ -66,6 +66,13 @@ WORKLOADS = {
                               "small": [[128, 96], [64, 96]]}, "f32"),
     "conv3x3_relu": ("conv_relu", {"full": [[32, 64, 56, 56], [64, 64, 3, 3]],
                                    "small": [[2, 8, 14, 14], [8, 8, 3, 3]]}, "f32"),
+    # ResNet-50's 64 -> 256 expansion at 56x56, batch 32, and the same GEMM
+    # (100352 x 256 x 64) as a linear layer: a convolution's implicit-GEMM
+    # addressing against a matmul's.
+    "conv1x1_relu": ("conv_relu", {"full": [[32, 64, 56, 56], [256, 64, 1, 1]],
+                                   "small": [[2, 8, 14, 14], [16, 8, 1, 1]]}, "f32"),
+    "linear_100352x256x64": ("linear", {"full": [[100352, 64], [256, 64]],
+                                        "small": [[392, 8], [16, 8]]}, "f32"),
     "resnet18": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
     "mobilenet_v2": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
     "efficientnet_b0": ("model", {"full": [[1, 3, 224, 224]], "small": [[1, 3, 64, 64]]}, "f32"),
@@ -140,8 +147,9 @@ def fx_text(kind, shapes, dtype):
     elif kind == "conv_relu":
         n, c, h, w = shapes[0]
         out = tensor_type([n, shapes[1][0], h, w], dtype)
+        pad = shapes[1][2] // 2
         body = (f"  %y = fx.convolution %a0, %a1 {{dilation = array<i64: 1, 1>, output_padding = "
-                f"array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>}} : "
+                f"array<i64: 0, 0>, padding = array<i64: {pad}, {pad}>, stride = array<i64: 1, 1>}} : "
                 f"({t[0]}, {t[1]}) -> {out}\n"
                 f"  %r = fx.relu %y : ({out}) -> {out}\n")
     else:
@@ -373,7 +381,7 @@ def torch_fn(kind, torch):
         "sum_last": lambda x: x.sum(-1),
         "matmul": lambda a, b: a @ b,
         "linear": lambda a, w: F.linear(a, w),
-        "conv_relu": lambda x, w: F.conv2d(x, w, padding=1).relu(),
+        "conv_relu": lambda x, w: F.conv2d(x, w, padding=w.shape[2] // 2).relu(),
     }[kind]
 
 
@@ -415,7 +423,9 @@ def cost(kind, shapes, dtype, w):
     if kind == "conv_relu":
         n, c, h, wd = shapes[0]
         f = shapes[1][0]
-        return (numel(shapes[0]) + numel(shapes[1]) + n * f * h * wd) * size, 2 * n * f * h * wd * c * 9
+        window = shapes[1][2] * shapes[1][3]
+        return ((numel(shapes[0]) + numel(shapes[1]) + n * f * h * wd) * size,
+                2 * n * f * h * wd * c * window)
     return None, None
 
 

@@ -6,7 +6,8 @@
 // RUN: not fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true precision=exact}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fx-map-matmuls-to-gpu: precision must be highest, high or medium, not 'exact'
 
-// A linear layer (x @ w^T): 2048 x 2048 outputs are 256 tiles of 128x128.
+// A linear layer (x @ w^T): 2048 x 2048 outputs in 64x64 tiles (2x2
+// fragments per subgroup: 4x4 spill registers).
 // x is read along k (row-major A tile), w along k too (column-major B
 // tile); both through flat views of the whole buffers. bf16x3: three
 // products per fragment pair, the kernel's location marked for
@@ -19,11 +20,11 @@
 // HIGH-COUNT-3: gpu.subgroup_mma_compute
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true precision=high}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=MARKER
 // MARKER: loc(fused<"fx.bf16_fragments">
-// MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 128x128 tiles, k step 32
+// MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 64x64 tiles, k step 32
 // HIGHEST: remark: not on the tensor cores: f32 operands at precision 'highest'
 func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref<2048x2048xf32>) {
   // expected-remark @below {{not mapped onto cooperative matrices: not a plain linalg.matmul}}
-  // expected-remark @below {{cooperative-matrix GEMM: 2048x2048x512 on bf16x3 fragments, 128x128 tiles, k step 16}}
+  // expected-remark @below {{cooperative-matrix GEMM: 2048x2048x512 on bf16x3 fragments, 64x64 tiles, k step 16}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : memref<2048x512xf32>, memref<2048x512xf32>) outs(%y : memref<2048x2048xf32>)
   return
 }

@@ -76,6 +76,15 @@ func.func @conv2d_split_k(%a0: tensor<1x64x7x7xf32>, %a1: tensor<96x64x3x3xf32>,
   return %0 : tensor<1x96x7x7xf32>
 }
 
+// A batch-1 1x1 convolution: 672 channels x 196 pixels are 44 tiles of
+// 64x64 and 147 of 32x32, which the GPU's SIMT kernel takes.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2)
+func.func @conv2d_1x1_small_tiles(%a0: tensor<1x112x14x14xf32>, %a1: tensor<672x112x1x1xf32>, %a2: tensor<672xf32>) -> tensor<1x672x14x14xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x112x14x14xf32>, tensor<672x112x1x1xf32>, tensor<672xf32>) -> tensor<1x672x14x14xf32>
+  return %0 : tensor<1x672x14x14xf32>
+}
+
 // The CPU's convolution tiles (F output channels x one vector of output
 // columns, one FMA per input channel): 40 input channels in steps of 10,
 // 20 output channels in a full tile and a partial one (16 + 4 with AVX-512
