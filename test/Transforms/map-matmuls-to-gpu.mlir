@@ -42,20 +42,6 @@ func.func @large_f16(%a: memref<2048x64xf16>, %b: memref<64x2048xf16>, %c: memre
 
 // -----
 
-// 672 x 196 outputs: 44 tiles of 64x64 leave most of a large GPU idle, 147
-// of 32x32 fill it (2x2 blocks per thread, 32-wide tiles in workgroup
-// memory).
-// CHECK-LABEL: func.func @small_tiles
-// CHECK-DAG: memref.alloc() : memref<16x33xf32, 3>
-// CHECK-COUNT-4: arith.addf
-func.func @small_tiles(%a: memref<672x112xf32>, %b: memref<112x196xf32>, %c: memref<672x196xf32>) {
-  // expected-remark @below {{tiled matmul: 672x196x112 in 32x32 output tiles, k step 16, 256 threads of 2x2}}
-  linalg.matmul ins(%a, %b : memref<672x112xf32>, memref<112x196xf32>) outs(%c : memref<672x196xf32>)
-  return
-}
-
-// -----
-
 // The batch goes to the grid's z.
 // CHECK-LABEL: func.func @batch
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
