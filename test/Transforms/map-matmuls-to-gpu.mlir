@@ -130,16 +130,59 @@ func.func @conv(%in: memref<2x8x17x17xf32>, %w: memref<16x8x3x3xf32>, %out: memr
 
 // -----
 
-// Pooling has a convolution's loops but not a multiply-accumulate body; a
-// depthwise convolution is a matrix-vector product per channel (no loop
-// indexes only its filter).
+// Pooling has a convolution's loops but not a multiply-accumulate body: it
+// stays for convert-linalg-to-parallel-loops.
 // CHECK-LABEL: func.func @not_gemms
 // CHECK-NOT: gpu.launch
-func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: memref<1x4x7x7xf32>, %dw: memref<4x3x3xf32>) {
+func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: memref<1x4x7x7xf32>) {
   // expected-remark @below {{not mapped as a tiled matmul: its body is not a multiply-accumulate}}
   linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %window : memref<1x4x9x9xf32>, memref<3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
+  return
+}
+
+// -----
+
+// A depthwise convolution is a matrix-vector product per channel (no loop
+// indexes only its filter): no GEMM view, but a window of 3x3 taps per
+// output. One thread per output element (neighbouring threads own
+// neighbouring columns), the taps in registers; like a GEMM kernel it
+// absorbs the padded copy, the zero start and the epilogue (one kernel
+// instead of five).
+// CHECK-LABEL: func.func @depthwise_window
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK: arith.remui
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %cst{{.*}}) -> (f32)
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.cmpi ult
+// CHECK: memref.load %arg0[
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: memref.store {{.*}}, %arg3[
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @depthwise_window(%in: memref<1x8x16x16xf32>, %w: memref<8x3x3xf32>, %bias: memref<8xf32>, %res: memref<1x8x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pad = memref.alloc() : memref<1x8x18x18xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<1x8x18x18xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %in, %inner : memref<1x8x16x16xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  %acc = memref.alloc() : memref<1x8x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x8x16x16xf32>)
   // expected-remark @below {{not mapped as a tiled matmul: a matrix-vector product}}
-  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %dw : memref<1x4x9x9xf32>, memref<4x3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
+  // expected-remark @below {{window kernel: one thread per output}}
+  // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value, elementwise epilogue}}
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<1x8x18x18xf32>, memref<8x3x3xf32>) outs(%acc : memref<1x8x16x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc, %bias : memref<1x8x16x16xf32>, memref<8xf32>) outs(%res : memref<1x8x16x16xf32>) {
+  ^bb0(%x: f32, %b: f32, %o: f32):
+    %s = arith.addf %x, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %pad : memref<1x8x18x18xf32>
+  memref.dealloc %acc : memref<1x8x16x16xf32>
   return
 }
 

@@ -73,6 +73,7 @@ struct MapMatmulsToGPUPass
       }
     }
     std::vector<std::pair<linalg::LinalgOp, GemmView>> ops;
+    SmallVector<linalg::LinalgOp> windows;
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op->getParentOfType<gpu::LaunchOp>())
         return;
@@ -82,11 +83,31 @@ struct MapMatmulsToGPUPass
         return;
       std::string why;
       FailureOr<GemmView> view = analyze(op, why);
-      if (succeeded(view))
+      if (succeeded(view)) {
         ops.push_back({op, *view});
-      else if (report)
+        return;
+      }
+      if (report)
         op->emitRemark("not mapped as a tiled matmul: ") << why;
+      // Convolutions without a GEMM view (depthwise ones) whose reduction
+      // is a small window per output.
+      std::string windowWhy;
+      if (linalg::isaConvolutionOpInterface(op) && isWindowOp(op, windowWhy))
+        windows.push_back(op);
+      else if (report && linalg::isaConvolutionOpInterface(op) &&
+               isMultiplyAccumulate(op->getRegion(0).front()))
+        op->emitRemark("not mapped as a window: ") << windowWhy;
     });
+    for (linalg::LinalgOp op : windows) {
+      GemmFusion fusion = analyzeFusion(op);
+      if (report) {
+        op->emitRemark("window kernel: one thread per output");
+        if (std::string fused = fusion.describe(); !fused.empty())
+          op->emitRemark() << "fused into the kernel: " << fused;
+      }
+      buildWindowKernel(op, fusion);
+      fusion.eraseAbsorbed();
+    }
     for (auto &[op, view] : ops) {
       // What the kernel absorbs (both kernels take the same).
       GemmFusion fusion = analyzeFusion(op);

@@ -4,7 +4,8 @@
 // IREE splits its SPIR-V kernel configuration from its tiling passes:
 // MatmulKernelConfig.cpp analyzes an op's GEMM view and chooses the tile,
 // MatmulSIMTKernel.cpp builds the tiled kernel through workgroup memory,
-// MatmulCooperativeKernel.cpp the cooperative-matrix (tensor core) one.
+// MatmulCooperativeKernel.cpp the cooperative-matrix (tensor core) one,
+// MatmulWindowKernel.cpp one thread per output for depthwise convolutions.
 // Internal to lib/Codegen/SPIRV.
 //
 //===----------------------------------------------------------------------===//
@@ -333,6 +334,19 @@ void buildCooperativeMatmul(linalg::LinalgOp op, const CoopTile &tile,
 /// `op`, when nothing else reads the output: the cooperative-matrix kernel
 /// then writes the f16 result itself. Else null.
 linalg::GenericOp truncationAfter(linalg::LinalgOp op);
+
+/// Reductions of at most this many iterations per output are windows
+/// (MatmulWindowKernel.cpp): a 7x7 depthwise convolution's 49 taps.
+constexpr int64_t kMaxWindow = 64;
+
+/// Whether `op` (a multiply-accumulate on buffers that is no GEMM, such as
+/// a depthwise convolution) takes the window kernel; `why` says why not.
+bool isWindowOp(linalg::LinalgOp op, std::string &why);
+
+/// One thread per output element of `op` (isWindowOp), its window reduced
+/// in registers, with what `fusion` absorbs; erases `op` (the caller erases
+/// the absorbed ops).
+void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion);
 
 } // namespace mlir::fx::matmul
 

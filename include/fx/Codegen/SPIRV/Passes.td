@@ -59,12 +59,21 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     add) is applied to each result before the store, the GEMM's own output
     written only when something after reads it. Nothing is fused across an
     op that may write the buffers involved, nor when the epilogue writes
-    what the kernel reads. Not mapped (they stay for `fx-map-parallel-loops-to-gpu`,
-    one thread per output element): dynamic sizes, integer ops, pooling
-    (not a multiply-accumulate), matrix-vector products (a depthwise
-    convolution), reductions shorter than 8. With `report`, every
-    contraction and convolution gets a remark: its GEMM sizes and tile, or
-    why it was not mapped.
+    what the kernel reads.
+
+    Convolutions without a GEMM view whose reduction is a window of at most
+    64 iterations per output (a depthwise convolution: no loop indexes only
+    its filter) get a window kernel instead: one thread per output element
+    (neighbouring threads own neighbouring elements of the output), the
+    window's taps reduced in a register, absorbing padding, zero start and
+    epilogue as above.
+
+    Not mapped (they stay for `fx-map-parallel-loops-to-gpu`, one thread
+    per output element): dynamic sizes, integer ops, pooling (not a
+    multiply-accumulate), matrix-vector products of long reductions,
+    reductions shorter than 8. With `report`, every contraction and
+    convolution gets a remark: its GEMM sizes and tile, its window kernel,
+    or why it was not mapped.
 
     With `cooperative-matrix` (targets with SPV_KHR_cooperative_matrix), a
     `linalg.matmul` of f16 operands into an f32 output, row-major and with
@@ -92,8 +101,8 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     transposed and batched matmuls) use the general tensor-core kernel
     when their operands are f16, or f32 at `precision` high or medium, and
     the output has at least 64 tiles of 64x64 (else the SIMT kernel's
-    split-k serves it better): 2x2 subgroups of 4x4 fragments (128x128
-    tiles) where that still gives 132 tiles, else of 2x2 (64x64); operand
+    split-k serves it better): 2x2 subgroups of 2x2 fragments (64x64
+    tiles; 4x4 fragments with the next k step in registers spill); operand
     elements loaded through the op's indexing maps (padding and bounds
     checked), converted (bf16 rounding to nearest even; `high` also the
     bf16 remainder) and packed 8 to a 16-byte unit along each operand's

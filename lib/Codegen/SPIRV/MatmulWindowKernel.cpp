@@ -1,0 +1,150 @@
+//===- MatmulWindowKernel.cpp - one thread per output of a window op ------===//
+//
+// Multiply-accumulate ops whose reduction is a small window per output (a
+// depthwise convolution: 3x3 to 7x7 taps of one channel) have no GEMM view
+// to tile. Each thread computes one output element with the window in
+// registers, and absorbs what a GEMM kernel absorbs (MatmulFusion.cpp): it
+// reads the unpadded input with a bounds check, starts from zero, and
+// applies the elementwise epilogue (batch norm, activation) before the
+// store. Left to convert-linalg-to-parallel-loops, such a convolution is
+// four or five dispatches: the padded copy's zero fill and copy, the
+// output's zero fill, the convolution and its epilogue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MatmulKernels.h"
+
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+
+namespace mlir::fx::matmul {
+
+bool isWindowOp(linalg::LinalgOp op, std::string &why) {
+  auto fail = [&](StringRef reason) {
+    why = reason.str();
+    return false;
+  };
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return fail("not a two-input op on buffers");
+  if (!isMultiplyAccumulate(op->getRegion(0).front()))
+    return fail("its body is not a multiply-accumulate");
+  auto out = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (!out || !out.hasStaticShape() || !out.getLayout().isIdentity() ||
+      !isa<FloatType>(out.getElementType()))
+    return fail("its output is not a static floating-point buffer");
+  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+    return fail("dynamic loop sizes");
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.isProjectedPermutation() ||
+      (int64_t)outMap.getNumResults() - llvm::count_if(outMap.getResults(),
+                                                       [](AffineExpr e) {
+                                                         return isa<
+                                                             AffineConstantExpr>(
+                                                             e);
+                                                       }) !=
+          op.getNumParallelLoops())
+    return fail("the output is not indexed by its parallel loops");
+  int64_t window = 1;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (!linalg::isParallelIterator(it))
+      window *= ranges[d];
+  if (window > kMaxWindow)
+    return fail("a reduction longer than a window (" + std::to_string(window) +
+                " > " + std::to_string(kMaxWindow) + ")");
+  // One workgroup dimension of kThreads threads.
+  if (out.getNumElements() > 65535 * kThreads)
+    return fail("more outputs than one grid dimension of workgroups holds");
+  return true;
+}
+
+void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
+  Location loc = op.getLoc();
+  OpBuilder b(op);
+  auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(builder, loc, v);
+  };
+  Value out = op.getDpsInits()[0];
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t total = outType.getNumElements();
+  Value c1 = cst(b, 1);
+  auto launch = gpu::LaunchOp::create(
+      b, loc, cst(b, llvm::divideCeil(total, kThreads)), c1, c1,
+      cst(b, kThreads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value linear = arith::AddIOp::create(
+      body, loc,
+      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                            cst(body, kThreads)),
+      launch.getThreadIds().x);
+  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
+                                        linear, cst(body, total));
+  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
+  OpBuilder tb = guard.getThenBodyBuilder();
+
+  // The output element of this thread (neighbouring threads own
+  // neighbouring elements) and the loop values it fixes.
+  SmallVector<Value> outIndex =
+      fx::delinearize(tb, loc, linear, outType.getShape());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  SmallVector<Value> loops(op.getNumLoops(), Value());
+  for (auto [r, expr] : llvm::enumerate(outMap.getResults()))
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      loops[dim.getPosition()] = outIndex[r];
+
+  Type element = outType.getElementType();
+  Value zeroValue = arith::ConstantOp::create(tb, loc, tb.getZeroAttr(element));
+  Value init = fusion.zeroInit
+                   ? zeroValue
+                   : memref::LoadOp::create(tb, loc, out, outIndex).getResult();
+
+  // The window: one loop per reduction dimension, the accumulator carried.
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<unsigned> reductions;
+  for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
+    if (!linalg::isParallelIterator(it))
+      reductions.push_back(d);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &opBody = op->getRegion(0).front();
+  std::function<Value(OpBuilder &, unsigned, Value)> window =
+      [&](OpBuilder &wb, unsigned level, Value acc) -> Value {
+    if (level == reductions.size()) {
+      IRMapping mapping;
+      for (unsigned operand = 0; operand < 2; ++operand) {
+        SmallVector<Value> at;
+        for (AffineExpr expr : maps[operand].getResults())
+          at.push_back(affine::AffineApplyOp::create(
+              wb, loc, AffineMap::get(maps[operand].getNumDims(), 0, expr),
+              loops));
+        Value ok;
+        Value value = loadGemmInput(wb, loc, op, fusion, operand, at, ok);
+        if (ok)
+          value = arith::SelectOp::create(
+              wb, loc, ok, value,
+              arith::ConstantOp::create(wb, loc,
+                                        wb.getZeroAttr(value.getType())));
+        mapping.map(opBody.getArgument(operand), value);
+      }
+      mapping.map(opBody.getArgument(2), acc);
+      for (Operation &inner : opBody.without_terminator())
+        wb.clone(inner, mapping);
+      return mapping.lookup(
+          cast<linalg::YieldOp>(opBody.getTerminator()).getValues()[0]);
+    }
+    unsigned d = reductions[level];
+    auto loop = scf::ForOp::create(wb, loc, cst(wb, 0), cst(wb, ranges[d]),
+                                   cst(wb, 1), ValueRange{acc});
+    OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
+    loops[d] = loop.getInductionVar();
+    Value next = window(lb, level + 1, loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(lb, loc, next);
+    return loop.getResult(0);
+  };
+  Value result = window(tb, 0, init);
+  storeGemmResult(tb, loc, op, fusion, result, outIndex);
+  OpBuilder end = OpBuilder::atBlockEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(end, loc);
+  op->erase();
+}
+
+} // namespace mlir::fx::matmul
