@@ -348,10 +348,15 @@ Executor Model::executor() {
       }
       return total;
     };
-    if (state->profiling)
+    if (state->profiling) {
       executor.lastProfile = [state] {
         return state->variants[state->last.load()].vulkan->lastProfile();
       };
+      executor.pauseProfiling = [state](bool paused) {
+        for (Impl::Variant &variant : state->variants)
+          variant.vulkan->setProfilingPaused(paused);
+      };
+    }
   }
   return executor;
 }

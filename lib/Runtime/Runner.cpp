@@ -253,27 +253,35 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
       if (Status s = executor.runInto(arguments, outputs); !s.isOk())
         return s;
     std::vector<double> times;
-    // With profiling, each timed run's GPU time and per-step times.
-    std::vector<double> gpuTimes;
+    // Wall times without the timestamps between steps (which cost time of
+    // their own); with profiling, as many runs again for the GPU times.
+    if (executor.pauseProfiling)
+      executor.pauseProfiling(true);
     for (unsigned i = 0; i < options.bench; ++i) {
       auto start = std::chrono::steady_clock::now();
       if (Status s = executor.runInto(arguments, outputs); !s.isOk())
         return s;
       times.push_back(millisecondsSince(start));
-      if (executor.lastProfile) {
-        auto steps = executor.lastProfile();
-        if (!steps.isOk())
-          return steps.status();
-        if (stepTimes.empty())
-          stepTimes.resize(steps.value().size());
-        double total = 0;
-        for (size_t j = 0; j < steps.value().size() && j < stepTimes.size();
-             ++j) {
-          stepTimes[j].push_back(steps.value()[j].microseconds);
-          total += steps.value()[j].microseconds;
-        }
-        gpuTimes.push_back(total);
+    }
+    if (executor.pauseProfiling)
+      executor.pauseProfiling(false);
+    // With profiling, each timed run's GPU time and per-step times.
+    std::vector<double> gpuTimes;
+    for (unsigned i = 0; executor.lastProfile && i < options.bench; ++i) {
+      if (Status s = executor.runInto(arguments, outputs); !s.isOk())
+        return s;
+      auto steps = executor.lastProfile();
+      if (!steps.isOk())
+        return steps.status();
+      if (stepTimes.empty())
+        stepTimes.resize(steps.value().size());
+      double total = 0;
+      for (size_t j = 0; j < steps.value().size() && j < stepTimes.size();
+           ++j) {
+        stepTimes[j].push_back(steps.value()[j].microseconds);
+        total += steps.value()[j].microseconds;
       }
+      gpuTimes.push_back(total);
     }
     std::sort(times.begin(), times.end());
     out(format("%s: %.1f ms\nrun (%u runs): median %.4f ms, min %.4f ms, max "

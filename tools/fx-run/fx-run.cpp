@@ -73,7 +73,9 @@ static cl::opt<std::string> saveArtifact(
 static cl::opt<bool>
     profile("profile",
             cl::desc("Vulkan: time every dispatch and copy of one run with "
-                     "GPU timestamps and print the table"),
+                     "GPU timestamps and print the table; with --bench, the "
+                     "wall times come from runs without timestamps and the "
+                     "GPU times from N more runs with them"),
             cl::init(false), cl::cat(category));
 static cl::opt<std::string>
     weights("weights",

@@ -66,7 +66,9 @@ Options (give values as `--flag VALUE` or `--flag=VALUE`):
   --bench N              Time N runs after 3 warm-up runs; print median, min
                          and max, and the load time
   --profile              Vulkan: time every dispatch and copy of one run with GPU
-                         timestamps and print the table
+                         timestamps and print the table; with --bench, the wall
+                         times come from runs without timestamps and the GPU
+                         times from N more runs with them
   --print                Print a summary (dtype, shape, sum) of each output
   --device N             Vulkan device index from --list-devices (default:
                          FX_VULKAN_DEVICE, else the first discrete GPU,

@@ -109,6 +109,17 @@ TEST(RunnerTest, RunAndReport) {
     return Result<std::vector<vk::StepTime>>(
         std::vector<vk::StepTime>{{"k0", 3}, {"copy", 1}});
   };
+  // Wall times come from runs with profiling paused, GPU times from as
+  // many more with it.
+  std::vector<bool> pauses;
+  int pausedRuns = 0;
+  executor.pauseProfiling = [&](bool paused) { pauses.push_back(paused); };
+  auto plainRunInto = executor.runInto;
+  executor.runInto = [&](const std::vector<Tensor> &in,
+                         std::vector<Tensor> &out) {
+    pausedRuns += !pauses.empty() && pauses.back();
+    return plainRunInto(in, out);
+  };
   RunOptions options;
   options.bench = 2;
   options.prepareLabel = "load";
@@ -119,7 +130,9 @@ TEST(RunnerTest, RunAndReport) {
                                      [&](std::string_view s) { text += s; });
   ASSERT_TRUE(passed.isOk()) << passed.message();
   EXPECT_TRUE(passed.value());
-  EXPECT_EQ(runs, 1 + 3 + 2);
+  EXPECT_EQ(runs, 1 + 3 + 2 + 2);
+  EXPECT_EQ(pausedRuns, 2);
+  EXPECT_EQ(pauses, (std::vector<bool>{true, false}));
   EXPECT_NE(text.find("load: 0.0 ms\nrun (2 runs): median "), std::string::npos)
       << text;
   // With timed runs, the GPU time of each and every step's median.

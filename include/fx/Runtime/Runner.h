@@ -84,6 +84,9 @@ struct Executor {
       runInto;
   /// Per-step GPU times of the last run; null unless profiling.
   std::function<Result<std::vector<vk::StepTime>>()> lastProfile;
+  /// Pauses or resumes profiling (runs without timestamps); null unless
+  /// profiling.
+  std::function<void(bool)> pauseProfiling;
   /// Vulkan validation errors so far; null without Vulkan.
   std::function<uint64_t()> validationErrors;
   /// Device memory held (Vulkan); null otherwise. Printed with the timings.

@@ -113,6 +113,9 @@ public:
   /// Per-step GPU times of the last run, in schedule order (an error if
   /// profiling is off or the device has no timestamp queries).
   Result<std::vector<StepTime>> lastProfile() const;
+  /// While paused, runs replay the plain command buffer (no timestamps
+  /// between steps), so that wall times are not the profiled ones.
+  void setProfilingPaused(bool paused);
 
   struct Impl;
 

@@ -435,6 +435,8 @@ Executable::Impl::instanceFor(const std::vector<Tensor> &inputs) {
   if (profiling)
     if (Status s = instance->enableProfiling(); !s.isOk())
       return s;
+  if (profilingPaused)
+    instance->setProfilingPaused(true);
   if (instances.size() == kMaxInstances)
     instances.erase(instances.begin());
   instances.emplace_back(std::move(shapes), std::move(instance));
@@ -553,8 +555,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     std::memcpy(target, input.data(),
                 std::min<uint64_t>(input.byteSize(), buffer.bytes));
   }
-  VkCommandBuffer commands =
-      impl.profiledCommands ? impl.profiledCommands : impl.commands;
+  bool profiled = impl.profiledCommands && !impl.profilingPaused;
+  VkCommandBuffer commands = profiled ? impl.profiledCommands : impl.commands;
   if (Status s = impl.ctx.submit(commands, impl.fence); !s.isOk())
     return s;
   if (Status s = impl.ctx.wait(impl.fence); !s.isOk()) {
@@ -562,7 +564,7 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     return s;
   }
 
-  if (impl.profiledCommands) {
+  if (profiled) {
     uint32_t count = uint32_t(program.steps.size()) + 1;
     std::vector<uint64_t> ticks(count);
     VkResult r = impl.fn.vkGetQueryPoolResults(

@@ -110,6 +110,8 @@ struct Executable::Impl {
   bool pending = false;
   std::vector<StepTime> profile;
   bool haveProfile = false;
+  /// Runs replay the plain command buffer while set (setProfilingPaused).
+  bool profilingPaused = false;
   /// Per buffer: the tensor last uploaded into a parameter input (held, so
   /// its storage cannot be freed and reused while compared by address).
   /// Parameters stay resident: a run uploads one only when given a

@@ -56,6 +56,14 @@ Status Executable::enableProfiling() {
   return Status::ok();
 }
 
+void Executable::setProfilingPaused(bool paused) {
+  Impl &impl = *state;
+  std::lock_guard<std::mutex> lock(impl.runMutex);
+  impl.profilingPaused = paused;
+  for (auto &[shapes, instance] : impl.instances)
+    instance->setProfilingPaused(paused);
+}
+
 Result<std::vector<StepTime>> Executable::lastProfile() const {
   Impl &impl = *state;
   std::lock_guard<std::mutex> lock(impl.runMutex);
