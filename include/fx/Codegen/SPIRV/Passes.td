@@ -105,7 +105,7 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     tiles; 4x4 fragments with the next k step in registers spill); operand
     elements loaded through the op's indexing maps (padding and bounds
     checked), converted (bf16 rounding to nearest even; `high` also the
-    bf16 remainder) and packed 8 to a 16-byte unit along each operand's
+    remainder, truncated to bf16) and packed 8 to a 16-byte unit along each operand's
     innermost dimension, row- or column-major tiles accordingly; results
     leave through workgroup memory a fragment at a time, with the output's
     initial value, the epilogue and guarded stores.
