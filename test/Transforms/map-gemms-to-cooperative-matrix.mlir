@@ -6,8 +6,8 @@
 // RUN: not fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true precision=exact}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD
 // BAD: error: fx-map-matmuls-to-gpu: precision must be highest, high or medium, not 'exact'
 
-// A linear layer (x @ w^T): 2048 x 2048 outputs in 64x64 tiles (2x2
-// fragments per subgroup: 4x4 spill registers).
+// A linear layer (x @ w^T): 2048 x 2048 outputs are 256 tiles of 128x128
+// (4x4 fragments per subgroup).
 // x is read along k (row-major A tile), w along k too (column-major B
 // tile); both through flat views of the whole buffers. bf16x3: three
 // products per fragment pair, the kernel's location marked for
@@ -20,11 +20,11 @@
 // HIGH-COUNT-3: gpu.subgroup_mma_compute
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true precision=high}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=MARKER
 // MARKER: loc(fused<"fx.bf16_fragments">
-// MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 64x64 tiles, k step 32
+// MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 128x128 tiles, k step 32
 // HIGHEST: remark: not on the tensor cores: f32 operands at precision 'highest'
 func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref<2048x2048xf32>) {
   // expected-remark @below {{not mapped onto cooperative matrices: not a plain linalg.matmul}}
-  // expected-remark @below {{cooperative-matrix GEMM: 2048x2048x512 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{cooperative-matrix GEMM: 2048x2048x512 on bf16x3 fragments, 128x128 tiles, k step 16}}
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : memref<2048x512xf32>, memref<2048x512xf32>) outs(%y : memref<2048x2048xf32>)
   return
 }
@@ -32,7 +32,8 @@ func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref
 // -----
 
 // A padded 3x3 convolution with a zero start and a relu epilogue, 64 x
-// (8 x 32 x 32) outputs: 64x64 tiles. The weights are read along k
+// (16 x 32 x 32) outputs: 256 tiles of 64x64 (a convolution's subgroups
+// take 2x2 fragments). The weights are read along k
 // through a flat view; the input along the output pixels (units of 8 in a
 // row of 32: one delinearization per unit), through its padding.
 // HIGH-LABEL: func.func @conv
@@ -43,18 +44,18 @@ func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref
 // HIGH: arith.maximumf
 // HIGH-NOT: linalg.generic
 // HIGH: return
-func.func @conv(%in: memref<8x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: memref<8x64x32x32xf32>) {
+func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: memref<16x64x32x32xf32>) {
   %zero = arith.constant 0.0 : f32
-  %pad = memref.alloc() : memref<8x32x34x34xf32>
-  linalg.fill ins(%zero : f32) outs(%pad : memref<8x32x34x34xf32>)
-  %inner = memref.subview %pad[0, 0, 1, 1] [8, 32, 32, 32] [1, 1, 1, 1] : memref<8x32x34x34xf32> to memref<8x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
-  memref.copy %in, %inner : memref<8x32x32x32xf32> to memref<8x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
-  %acc = memref.alloc() : memref<8x64x32x32xf32>
-  linalg.fill ins(%zero : f32) outs(%acc : memref<8x64x32x32xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 64x8192x288 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  %pad = memref.alloc() : memref<16x32x34x34xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<16x32x34x34xf32>)
+  %inner = memref.subview %pad[0, 0, 1, 1] [16, 32, 32, 32] [1, 1, 1, 1] : memref<16x32x34x34xf32> to memref<16x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
+  memref.copy %in, %inner : memref<16x32x32x32xf32> to memref<16x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
+  %acc = memref.alloc() : memref<16x64x32x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x64x32x32xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16}}
   // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value, elementwise epilogue}}
-  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<8x32x34x34xf32>, memref<64x32x3x3xf32>) outs(%acc : memref<8x64x32x32xf32>)
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<8x64x32x32xf32>) outs(%out : memref<8x64x32x32xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<16x32x34x34xf32>, memref<64x32x3x3xf32>) outs(%acc : memref<16x64x32x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<16x64x32x32xf32>) outs(%out : memref<16x64x32x32xf32>) {
   ^bb0(%x: f32, %o: f32):
     %r = arith.maximumf %x, %zero : f32
     linalg.yield %r : f32

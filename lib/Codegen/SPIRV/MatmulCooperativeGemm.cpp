@@ -36,6 +36,9 @@ mlir::fx::parseMatmulPrecision(StringRef text) {
 
 namespace mlir::fx::matmul {
 
+/// Output tiles that fill an H200 (132 SMs).
+constexpr int64_t kCoopMinTiles = 132;
+
 FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
                                          const GemmView &view,
                                          Precision precision, bool allowBF16,
@@ -68,15 +71,22 @@ FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
   auto tiles = [&](int64_t m, int64_t n) {
     return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
   };
-  // 2x2 fragments per subgroup, 64x64 tiles: on an H200 (precision high,
-  // GPU time) a 3x3 convolution 32x64x56x56 -> 64 took 0.455 ms with 4x4
-  // fragments (128x128 tiles) and 0.293 ms with 2x2, resnet50 at batch 32
-  // 21.6 and 13.9 ms (medium: 0.247 and 0.190, 14.1 and 11.1 ms): 4x4
-  // fragments with the next k step held in registers spill. Too few tiles
-  // and the SIMT kernel's split-k spreads the work better.
-  config.fragsM = config.fragsN = 2;
-  if (tiles(64, 64) < 64)
-    return fail("only " + Twine(tiles(64, 64)) + " 64x64 output tiles");
+  // Matmuls (both operands read through flat views along k) take 4x4
+  // fragments per subgroup (128x128 tiles) while those fill an H200's 132
+  // SMs; convolutions, whose implicit-GEMM loads keep more index
+  // arithmetic live, 2x2 (64x64 tiles). Measured on an H200 at precision
+  // high, GPU time: a 3x3 convolution 32x64x56x56 -> 64 0.455 ms with 4x4
+  // fragments, 0.293 with 2x2; resnet50 at batch 32 21.6 and 13.9 ms; a
+  // 4096^3 linear layer 4.55 and 6.09 ms. Fewer 64x64 tiles than SMs and
+  // the SIMT kernel's split-k spreads the work better (a transformer
+  // encoder 8x128x256: 0.50 -> 0.40 ms with its 1024x256 linear layers
+  // there).
+  bool flatOperands = linalg::isaContractionOpInterface(op);
+  if (!flatOperands || tiles(128, 128) < kCoopMinTiles) {
+    config.fragsM = config.fragsN = 2;
+    if (tiles(64, 64) < kCoopMinTiles)
+      return fail("only " + Twine(tiles(64, 64)) + " 64x64 output tiles");
+  }
   // bf16x3 stages two tiles per operand: half the k step keeps workgroup
   // memory near 20 KiB.
   // (A k step of 32 at high measured slower on an H200: resnet50 at batch

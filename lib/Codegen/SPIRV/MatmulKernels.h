@@ -288,7 +288,7 @@ using Precision = MatmulPrecision;
 /// operands converted per `precision`, or f16 operands as they are.
 struct CoopGemmConfig {
   int64_t subgroupsM = 2, subgroupsN = 2; // subgroups of the workgroup
-  int64_t fragsM = 2, fragsN = 2;         // 16x16 fragments per subgroup
+  int64_t fragsM = 4, fragsN = 4;         // 16x16 fragments per subgroup
   int64_t k = 32;                         // k step staged per iteration
   Precision precision = Precision::High;
   /// Operand fragments are bf16 (else f16).

@@ -100,9 +100,11 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     Other GEMMs with static sizes (convolutions as implicit GEMMs,
     transposed and batched matmuls) use the general tensor-core kernel
     when their operands are f16, or f32 at `precision` high or medium, and
-    the output has at least 64 tiles of 64x64 (else the SIMT kernel's
-    split-k serves it better): 2x2 subgroups of 2x2 fragments (64x64
-    tiles; 4x4 fragments with the next k step in registers spill); operand
+    the output has at least 132 tiles of 64x64, enough for an H200's SMs
+    (else the SIMT kernel's split-k serves it better): 2x2 subgroups of
+    4x4 fragments (128x128 tiles) for contractions where those are 132 or
+    more, else of 2x2 fragments (64x64 tiles; a convolution's implicit-GEMM
+    loads keep more registers live, and 4x4 fragments spill); operand
     elements loaded through the op's indexing maps (padding and bounds
     checked), converted (bf16 rounding to nearest even; `high` also the
     remainder, truncated to bf16) and packed 8 to a 16-byte unit along each operand's
