@@ -21,7 +21,8 @@ Three steps, because the GPU machine cannot carry MLIR:
       reference (relative L2), then timed: fx-mlir's GPU time (timestamps of
       the dispatches, median over runs) and wall time per call (uploads and
       downloads included), and PyTorch eager / torch.compile with CUDA events
-      (median). Writes O/vulkan.json and prints the table.
+      (median). Writes O/vulkan.json and every step's time of each
+      workload to O/profiles.txt, and prints the table.
   bench/vulkan/run.py report O/vulkan.json [--md bench/results/vulkan-h200.md]
       renders the markdown table.
 
