@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -686,6 +687,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
     Operation *forall = result->loops.front().getOperation();
     forall->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
     forall->setAttr(kRowKernelAttr, rewriter.getUnitAttr());
+    // Each loop a workgroup dimension: also keeps canonicalization from
+    // folding away a loop over one row (a layer norm of one 1x1 pixel's
+    // channels), whose ops would then each run on one thread.
+    auto loop = cast<scf::ForallOp>(forall);
+    SmallVector<Attribute> mapping;
+    for (int64_t d = 0; d < loop.getRank(); ++d)
+      mapping.push_back(gpu::GPUBlockMappingAttr::get(
+          rewriter.getContext(),
+          static_cast<gpu::MappingId>(
+              static_cast<int64_t>(gpu::MappingId::LinearDim0) + d)));
+    loop.setMappingAttr(rewriter.getArrayAttr(mapping));
     // Tile-and-fuse clones a producer per slice that reads it (the max of
     // a softmax feeds both its exp and, through the sum, the division):
     // CSE merges the clones.

@@ -21,7 +21,7 @@
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[MAX]], %[[SUM]] : tensor<1x16xf32>, tensor<1xf32>, tensor<1xf32>)
 // CHECK: math.exp
 // CHECK: arith.divf
-// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [{{.*}}]}
 func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %ninf = arith.constant 0xFF800000 : f32
@@ -59,7 +59,7 @@ func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
 // CHECK-LABEL: func.func @sum_last
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 3)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<1x1x64xf32>) outs(%{{.*}} : tensor<1x1xf32>)
-// CHECK: {fx.dispatch = 0 : i64, fx.row_kernel}
+// CHECK: {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [{{.*}}]}
 func.func @sum_last(%x: tensor<2x3x64xf32>) -> tensor<2x3xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<2x3xf32>
@@ -116,7 +116,7 @@ func.func @not_row_kernels(%x: tensor<64x8xf32>, %i: tensor<8x64xi64>, %w: tenso
 // CHECK: %[[X:.*]] = tensor.extract_slice %arg0[%[[A]], 0, %[[B]], %[[C]]] [1, 8, 1, 1]
 // CHECK: %[[S:.*]] = linalg.generic {{.*}} ins(%[[X]], %arg1 : tensor<1x8x1x1xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<1x1x1xf32>)
 // CHECK: linalg.generic {{.*}} ins(%[[X]], %arg1, %[[S]] : tensor<1x8x1x1xf32>, tensor<8xf32>, tensor<1x1x1xf32>)
-// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [{{.*}}]}
 func.func @transposed_row(%x: tensor<1x8x4x4xf32>, %b: tensor<8xf32>) -> tensor<1x4x4x8xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<1x8x4x4xf32>
@@ -155,7 +155,7 @@ func.func @transposed_row(%x: tensor<1x8x4x4xf32>, %b: tensor<8xf32>) -> tensor<
 // CHECK: arith.addf
 // CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<1x1x1x1xf32>)
 // CHECK: arith.divf
-// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [{{.*}}]}
 func.func @mean_hw(%x: tensor<1x8x14x14xf32>) -> tensor<1x8x1x1xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %n = arith.constant 1.960000e+02 : f32
@@ -209,7 +209,7 @@ func.func @mean_dim0(%x: tensor<64x8xf32>) -> tensor<8xf32> {
 // CHECK: scf.forall (%{{.*}}, %{{.*}}) in (2, 1)
 // CHECK: arith.addf
 // CHECK: arith.divf
-// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel}
+// CHECK: } {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [{{.*}}]}
 func.func @row_before_unit_dim(%x: tensor<2x1x8xf32>) -> tensor<2x8x1xf32> {
   %cst = arith.constant 0.000000e+00 : f32
   %0 = tensor.empty() : tensor<2x1xf32>
@@ -228,4 +228,28 @@ func.func @row_before_unit_dim(%x: tensor<2x1x8xf32>) -> tensor<2x8x1xf32> {
   %5 = tensor.empty() : tensor<2x8x1xf32>
   %t = linalg.transpose ins(%4 : tensor<2x1x8xf32>) outs(%5 : tensor<2x8x1xf32>) permutation = [0, 2, 1]
   return %t : tensor<2x8x1xf32>
+}
+
+// -----
+
+// One row (the channels of one 1x1 pixel): the loop runs once, and its
+// block mapping keeps canonicalization from dissolving it into ops that
+// would each run on one thread.
+// RUN: fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-form-row-kernels, canonicalize))' \
+// RUN:   | FileCheck %s --check-prefix=ONE
+// ONE-LABEL: func.func @one_row
+// ONE: scf.forall (%{{.*}}, %{{.*}}) in (1, 1)
+// ONE: arith.addf
+// ONE: } {fx.dispatch = 0 : i64, fx.row_kernel, mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
+func.func @one_row(%x: tensor<1x1x8xf32>) -> tensor<1x1xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x1xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x1xf32>) -> tensor<1x1xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<1x1x8xf32>) outs(%1 : tensor<1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %3 = arith.addf %in, %out : f32
+    linalg.yield %3 : f32
+  } -> tensor<1x1xf32>
+  return %2 : tensor<1x1xf32>
 }

@@ -161,10 +161,13 @@ def FXFormRowKernels : Pass<"fx-form-row-kernels", "func::FuncOp"> {
     take no producers. Only *row kernels* are materialized: a region whose
     reductions each produce one value per row (a softmax, log_softmax or
     layer norm; a lone reduction over trailing dimensions such as
-    `sum(-1)`), with f32 or i32 reductions the GPU can combine across a
+    `sum(-1)`; a mean, a sum followed by an elementwise op on its result),
+    with f32 or i32 reductions the GPU can combine across a
     workgroup (add, mul, min and max). The region's root is tiled by one
     row (tile size 1 on every dimension but the whole ones) into one
-    `scf.forall` tagged `fx.row_kernel`, named ops in it are generalized,
+    `scf.forall` tagged `fx.row_kernel`, its loops mapped to
+    `#gpu.block<linear_dim_N>` (which also keeps canonicalization from
+    dissolving a loop of one row), named ops in it are generalized,
     and its elementwise producers are fused into every consumer
     (recomputed), so that the only temporaries left are the per-row values
     of the reductions. `fx-map-row-kernels-to-gpu` gives each row a
@@ -184,6 +187,7 @@ def FXFormRowKernels : Pass<"fx-form-row-kernels", "func::FuncOp"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect",
     "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect",
   ];
 }
 
