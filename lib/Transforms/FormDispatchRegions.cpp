@@ -564,6 +564,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
     return result;
   }
 
+  /// Whether all parallel loops of `op` come before its reductions: a
+  /// row's reduction then reads along the innermost dimensions.
+  static bool parallelLoopsFirst(linalg::LinalgOp op) {
+    unsigned numParallel = op.getNumParallelLoops();
+    return llvm::all_of(llvm::enumerate(op.getIteratorTypesArray()),
+                        [&](auto it) {
+                          return linalg::isParallelIterator(it.value()) ==
+                                 (it.index() < numParallel);
+                        });
+  }
+
   /// Whether `region` is a row kernel (see the pass description); if not
   /// and it has reductions, `why` says why not.
   bool isRowKernel(Region &region, std::string &why) {
@@ -572,17 +583,15 @@ struct RegionFormer : fx::DispatchRegionOptions {
       return false;
     if (root.getNumReductionLoops() > 0) {
       // A lone reduction: parallel loops first, at least one of them.
-      unsigned numParallel = root.getNumParallelLoops();
-      if (numParallel == 0) {
+      if (root.getNumParallelLoops() == 0) {
         why = "a reduction to a single value";
         return false;
       }
-      for (auto [i, it] : llvm::enumerate(root.getIteratorTypesArray()))
-        if (linalg::isParallelIterator(it) != (i < numParallel)) {
-          why = "it reduces over leading dimensions (one thread per output "
-                "reads coalesced there)";
-          return false;
-        }
+      if (!parallelLoopsFirst(root)) {
+        why = "it reduces over leading dimensions (one thread per output "
+              "reads coalesced there)";
+        return false;
+      }
     }
     // Without whole dimensions, an elementwise root's rows are reductions
     // of its producers (a mean: a sum, then a division of each result).
@@ -628,12 +637,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
         continue;
       }
       hasReduction = true;
-      if (reducedProducers &&
-          !llvm::is_sorted(linalgOp.getIteratorTypesArray(),
-                           [](utils::IteratorType a, utils::IteratorType b) {
-                             return linalg::isParallelIterator(a) &&
-                                    !linalg::isParallelIterator(b);
-                           })) {
+      if (reducedProducers && !parallelLoopsFirst(linalgOp)) {
         why = "a reduction over leading dimensions (one thread per output "
               "reads coalesced there)";
         return false;

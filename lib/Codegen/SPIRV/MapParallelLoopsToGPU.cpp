@@ -167,7 +167,8 @@ static void promoteAccumulator(scf::ForOp loop) {
                 : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       unknownWrites = true;
   });
-  if (!store || unknownWrites || !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
+  if (!store || unknownWrites ||
+      !loop.isDefinedOutsideOfLoop(store.getMemRef()) ||
       llvm::any_of(store.getIndices(), [&](Value index) {
         return !loop.isDefinedOutsideOfLoop(index);
       }))

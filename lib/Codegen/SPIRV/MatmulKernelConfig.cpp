@@ -14,8 +14,8 @@ namespace mlir::fx::matmul {
 /// that still gives enough workgroups to fill a large GPU (256), else
 /// 64x64. (32x32 tiles where only those fill an H200, 2x2 outputs per
 /// thread, were slower for batch-1 models: resnet18 0.58 -> 0.68 ms,
-/// efficientnet_b0 1.17 -> 1.21.) Every configuration uses about 8-12 KiB of workgroup memory, under
-/// Vulkan's guaranteed 16 KiB.
+/// efficientnet_b0 1.17 -> 1.21.) Every configuration uses about 8-12 KiB
+/// of workgroup memory, under Vulkan's guaranteed 16 KiB.
 static TileConfig chooseTileShape(int64_t batch, int64_t rows, int64_t cols) {
   auto tiles = [&](int64_t m, int64_t n) {
     return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);

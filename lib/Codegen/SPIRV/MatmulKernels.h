@@ -156,6 +156,29 @@ bool isMultiplyAccumulate(Block &body);
 /// The GEMM view of `op` if this pass maps it, else a reason.
 FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why);
 
+/// Indices into operand `operand` of `op` for the loop values `loops`: a
+/// loop itself where the operand's map reads it directly, else an
+/// affine.apply of the map's expression. Loops the operand does not use may
+/// be null (they count as `zero` in the expressions).
+inline SmallVector<Value> operandIndices(OpBuilder &b, Location loc,
+                                         linalg::LinalgOp op, unsigned operand,
+                                         ArrayRef<Value> loops, Value zero) {
+  AffineMap map = op.getIndexingMapsArray()[operand];
+  SmallVector<Value> operands;
+  for (Value v : loops)
+    operands.push_back(v ? v : zero);
+  SmallVector<Value> result;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      result.push_back(loops[dim.getPosition()]);
+      continue;
+    }
+    result.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
+  }
+  return result;
+}
+
 class GemmKernelBuilder {
 public:
   GemmKernelBuilder(linalg::LinalgOp op, const GemmView &view,
@@ -207,20 +230,7 @@ private:
   /// operand does not use may be null).
   SmallVector<Value> indices(OpBuilder &b, unsigned operand,
                              ArrayRef<Value> loops) {
-    AffineMap map = op.getIndexingMapsArray()[operand];
-    SmallVector<Value> operands;
-    for (Value v : loops)
-      operands.push_back(v ? v : zero);
-    SmallVector<Value> result;
-    for (AffineExpr expr : map.getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-        result.push_back(loops[dim.getPosition()]);
-        continue;
-      }
-      result.push_back(affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(map.getNumDims(), 0, expr), operands));
-    }
-    return result;
+    return operandIndices(b, loc, op, operand, loops, zero);
   }
   /// Whether operand `operand`'s innermost index moves with the innermost
   /// loop of `group`: then neighbouring threads walk that group.

@@ -32,20 +32,17 @@ bool isWindowOp(linalg::LinalgOp op, std::string &why) {
   if (!out || !out.hasStaticShape() || !out.getLayout().isIdentity() ||
       !isa<FloatType>(out.getElementType()))
     return fail("its output is not a static floating-point buffer");
-  if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
     return fail("dynamic loop sizes");
+  // Every parallel loop indexes the output (constants index its unit
+  // dimensions).
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (!outMap.isProjectedPermutation() ||
-      (int64_t)outMap.getNumResults() - llvm::count_if(outMap.getResults(),
-                                                       [](AffineExpr e) {
-                                                         return isa<
-                                                             AffineConstantExpr>(
-                                                             e);
-                                                       }) !=
+      llvm::count_if(outMap.getResults(), llvm::IsaPred<AffineDimExpr>) !=
           op.getNumParallelLoops())
     return fail("the output is not indexed by its parallel loops");
   int64_t window = 1;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     if (!linalg::isParallelIterator(it))
       window *= ranges[d];
@@ -68,9 +65,9 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   auto outType = cast<MemRefType>(out.getType());
   int64_t total = outType.getNumElements();
   Value c1 = cst(b, 1);
-  auto launch = gpu::LaunchOp::create(
-      b, loc, cst(b, llvm::divideCeil(total, kThreads)), c1, c1,
-      cst(b, kThreads), c1, c1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, kThreads)),
+                            c1, c1, cst(b, kThreads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   Value linear = arith::AddIOp::create(
       body, loc,
@@ -104,18 +101,15 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     if (!linalg::isParallelIterator(it))
       reductions.push_back(d);
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   Block &opBody = op->getRegion(0).front();
   std::function<Value(OpBuilder &, unsigned, Value)> window =
       [&](OpBuilder &wb, unsigned level, Value acc) -> Value {
     if (level == reductions.size()) {
       IRMapping mapping;
       for (unsigned operand = 0; operand < 2; ++operand) {
-        SmallVector<Value> at;
-        for (AffineExpr expr : maps[operand].getResults())
-          at.push_back(affine::AffineApplyOp::create(
-              wb, loc, AffineMap::get(maps[operand].getNumDims(), 0, expr),
-              loops));
+        // (Every loop is set here: no zero stands in for one.)
+        SmallVector<Value> at =
+            operandIndices(wb, loc, op, operand, loops, /*zero=*/Value());
         Value ok;
         Value value = loadGemmInput(wb, loc, op, fusion, operand, at, ok);
         if (ok)

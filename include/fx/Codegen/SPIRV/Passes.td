@@ -107,8 +107,9 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     loads keep more registers live, and 4x4 fragments spill); operand
     elements loaded through the op's indexing maps (padding and bounds
     checked), converted (bf16 rounding to nearest even; `high` also the
-    remainder, truncated to bf16) and packed 8 to a 16-byte unit along each operand's
-    innermost dimension, row- or column-major tiles accordingly; results
+    remainder, truncated to bf16) and packed 8 to a 16-byte unit along
+    each operand's innermost dimension, row- or column-major tiles
+    accordingly; results
     leave through workgroup memory a fragment at a time, with the output's
     initial value, the epilogue and guarded stores.
   }];
@@ -236,8 +237,8 @@ def FXMapParallelLoopsToGPU : Pass<"fx-map-parallel-loops-to-gpu",
     inside the thread that runs them; an accumulator they load and store at
     the same loop-invariant element (a depthwise convolution's or a
     pooling's window) is carried in a register through them instead, when
-    nothing else in the loops writes memory or touches that buffer. `memref.copy` between views becomes a
-    loop first (copies between whole buffers stay for the runtime). What is
+    nothing else in the loops writes memory or touches that buffer.
+    `memref.copy` between views becomes a loop first (copies between whole buffers stay for the runtime). What is
     left on the host that computes (loops without parallel dimensions, the
     loads and stores of a reduction to a scalar) runs as a kernel of one
     thread, each maximal run of such ops one kernel.
