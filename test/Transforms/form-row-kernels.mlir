@@ -253,3 +253,37 @@ func.func @one_row(%x: tensor<1x1x8xf32>) -> tensor<1x1xf32> {
   } -> tensor<1x1xf32>
   return %2 : tensor<1x1xf32>
 }
+
+// -----
+
+// A constant tensor (a fill) read by the row's elementwise op would stay a
+// temporary per row: not a row kernel (a fill as a reduction's initial
+// value is one value per row and fine).
+// CHECK-LABEL: func.func @constant_in_row
+// CHECK-NOT: scf.forall
+// CHECK: return
+// REPORT: remark: dispatch region 0 is not a row kernel: a constant tensor (a fill) is read in the row
+func.func @constant_in_row(%x: tensor<6x9xf32>) -> tensor<6xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %three = arith.constant 3.000000e+00 : f32
+  %0 = tensor.empty() : tensor<6x9xf32>
+  %k = linalg.fill ins(%three : f32) outs(%0 : tensor<6x9xf32>) -> tensor<6x9xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %k : tensor<6x9xf32>, tensor<6x9xf32>) outs(%0 : tensor<6x9xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<6x9xf32>
+  %2 = tensor.empty() : tensor<6xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<6xf32>) -> tensor<6xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<6x9xf32>) outs(%3 : tensor<6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %5 = arith.addf %in, %out : f32
+    linalg.yield %5 : f32
+  } -> tensor<6xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%4 : tensor<6xf32>) outs(%2 : tensor<6xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %7 = arith.divf %in, %three : f32
+    linalg.yield %7 : f32
+  } -> tensor<6xf32>
+  return %6 : tensor<6xf32>
+}

@@ -142,6 +142,20 @@ func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: m
 
 // -----
 
+// A depthwise convolution whose window is longer than a window kernel's
+// (9x9 = 81 taps) stays for convert-linalg-to-parallel-loops.
+// CHECK-LABEL: func.func @long_window
+// CHECK-NOT: gpu.launch
+// CHECK: linalg.depthwise_conv_2d_nchw_chw
+func.func @long_window(%in: memref<1x4x12x12xf32>, %dw: memref<4x9x9xf32>, %out: memref<1x4x4x4xf32>) {
+  // expected-remark @below {{not mapped as a tiled matmul: a matrix-vector product}}
+  // expected-remark @below {{not mapped as a window: a reduction longer than a window (81 > 64)}}
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %dw : memref<1x4x12x12xf32>, memref<4x9x9xf32>) outs(%out : memref<1x4x4x4xf32>)
+  return
+}
+
+// -----
+
 // A depthwise convolution is a matrix-vector product per channel (no loop
 // indexes only its filter): no GEMM view, but a window of 3x3 taps per
 // output. One thread per output element (neighbouring threads own
