@@ -139,6 +139,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   }
   if (options.emitCInterface)
     pm.addPass(createFXEmitCInterface());
+  // Padded convolution inputs: their producers write the interior of the
+  // padded buffer (no copy of every padded tensor).
+  pm.addNestedPass<func::FuncOp>(createFXPadInPlace());
   // Tensors to buffers; internal buffers are freed by the ownership-based
   // deallocation.
   buildBufferizationStages(pm);
@@ -146,6 +149,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Parallel chunks (scf.forall) become outlined bodies ...
   pm.addPass(createFXOutlineForall());
+  // Tile temporaries: one stack slot per function, not a heap buffer per
+  // tile.
+  pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());
   // Loops, then LLVM. The per-function stages run on the functions in
   // parallel (MLIR's context thread pool): after outlining, every parallel
   // chunk is a function of its own.

@@ -61,6 +61,12 @@ bool isEpilogueContraction(Operation *op) {
          dims->k.size() == 1 && dims->batch.size() <= 1;
 }
 
+/// A convolution whose epilogue the region can compute on its output tiles:
+/// a 2-d NCHW convolution or depthwise convolution.
+bool isEpilogueConvolution(Operation *op) {
+  return isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp>(op);
+}
+
 /// Ops cheap enough to recompute in a region when their result is also used
 /// elsewhere (IREE clones such ops into every dispatch that uses them): fills
 /// and pure data movement (broadcasts, transposes, copies) of values that are
@@ -86,7 +92,7 @@ bool isEpilogueOfOtherHeavy(
   return llvm::any_of(op->getOperands(), [&](Value v) {
     Operation *def = v.getDefiningOp();
     return def && !regionOf.count(def) &&
-           (isEpilogueContraction(def) || isa<linalg::Conv2DNchwFchwOp>(def));
+           (isEpilogueContraction(def) || isEpilogueConvolution(def));
   });
 }
 
@@ -252,7 +258,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
             cut("the region already has a contraction or convolution");
             continue;
           }
-          if (!isa<linalg::Conv2DNchwFchwOp>(producer) &&
+          if (!isEpilogueConvolution(producer) &&
               !isEpilogueContraction(producer)) {
             cut("epilogue fusion into " + producer->getName().getStringRef() +
                 " is not implemented");
@@ -467,12 +473,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
       return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
     };
     for (auto &[op, dims] : region.members) {
-      if (!isa<linalg::Conv2DNchwFchwOp>(op))
+      if (!isEpilogueConvolution(op))
         continue;
-      // Output dims (n, f, oh, ow) must be the root's dims in order.
+      // Output dims (n, f, oh, ow) must be the root's dims in order: loops
+      // (n, f, oh, ow, ...) of a convolution, (n, oh, ow, c, ...) of a
+      // depthwise one.
+      SmallVector<int64_t> outputLoops = {0, 1, 2, 3};
+      if (isa<linalg::DepthwiseConv2DNchwChwOp>(op))
+        outputLoops = {0, 3, 1, 2};
       bool aligned = rank == 4;
       for (int64_t d = 0; aligned && d < 4; ++d)
-        aligned = dims[d] == d;
+        aligned = dims[outputLoops[d]] == d;
       if (aligned)
         return {1, fullTile(ranges[1], convTileF), 1,
                 fullTile(ranges[3], convTileW)};

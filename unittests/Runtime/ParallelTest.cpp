@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -54,6 +55,39 @@ TEST(ParallelTest, ManyLoopsInARow) {
     fxrtParallelFor(64, countRange, &hits);
   for (auto &c : hits.counts)
     EXPECT_EQ(c.load(), 200);
+}
+
+TEST(ParallelTest, LoopsAfterIdlePauses) {
+  // Workers spin for a while after a loop, then sleep: loops issued after
+  // pauses longer than the spin (a model called now and then) must wake
+  // them, and loops in quick succession must find them spinning.
+  fx::rt::setNumThreads(3);
+  Hits hits(30);
+  for (int round = 0; round < 20; ++round) {
+    if (round % 2 == 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    fxrtParallelFor(30, countRange, &hits);
+  }
+  for (auto &c : hits.counts)
+    EXPECT_EQ(c.load(), 20);
+}
+
+void slowChunk(int64_t begin, int64_t end, void *ctx) {
+  // The caller's chunk ends first; the worker's outlasts the caller's spin,
+  // so the caller blocks until the worker wakes it.
+  if (begin > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  countRange(begin, end, ctx);
+}
+
+TEST(ParallelTest, CallerWaitsForASlowWorker) {
+  fx::rt::setNumThreads(2);
+  for (int round = 0; round < 5; ++round) {
+    Hits hits(10);
+    fxrtParallelFor(10, slowChunk, &hits);
+    for (auto &c : hits.counts)
+      EXPECT_EQ(c.load(), 1);
+  }
 }
 
 TEST(ParallelTest, ConcurrentCallers) {

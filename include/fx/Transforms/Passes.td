@@ -25,6 +25,42 @@ def FXMarkInputsReadOnly : Pass<"fx-mark-inputs-read-only", "ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def FXPadInPlace : Pass<"fx-pad-in-place", "func::FuncOp"> {
+  let summary = "Compute padded tensors' interiors where the padding lives";
+  let description = [{
+    A `tensor.pad` with a constant value and static amounts, of a tensor
+    that an op computes into a `tensor.empty` (a linalg op, or the loops of
+    a dispatch region: `scf.forall` shared outputs and `scf.for` iteration
+    arguments, traced back to the empty tensor), becomes a fill of the
+    padded tensor and an insert of the result into it, and the producer
+    writes into the interior slice of the filled tensor instead of the empty
+    one:
+
+    ```mlir
+    %e = tensor.empty() : tensor<1x32x112x112xf32>
+    %r = linalg.generic ... outs(%e ...)
+    %p = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] { yield %zero }
+    ```
+    becomes
+    ```mlir
+    %f = linalg.fill ins(%zero) outs(tensor.empty() : tensor<1x32x114x114xf32>)
+    %s = tensor.extract_slice %f[0, 0, 1, 1] [1, 32, 112, 112] [1, 1, 1, 1]
+    %r = linalg.generic ... outs(%s ...)
+    %p = tensor.insert_slice %r into %f[0, 0, 1, 1] [1, 32, 112, 112] [1, 1, 1, 1]
+    ```
+    One-shot bufferization then writes the producer straight into the padded
+    buffer (the extract/insert pair is in place): the pad no longer copies
+    the tensor (before, a convolution's padded input cost a fill and a
+    strided copy of the whole tensor). Since the producer's initial value
+    was an empty tensor, no element of its result depends on it, so the
+    rewrite keeps the meaning. This is upstream's empty tensor elimination
+    for pads; upstream `eliminate-empty-tensors` needs the fill to dominate
+    the producer, which a decomposed pad (after the producer) does not.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
                 "except into contractions, and sibling reductions of one "
@@ -81,7 +117,7 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
       yet in a region) is left to that op's region when this region already
       has one (epilogue fusion first),
     * and a region holds at most one contraction or convolution: a 2-d
-      convolution (NCHW) or a contraction with one m, n and k dimension
+      convolution or depthwise convolution (NCHW) or a contraction with one m, n and k dimension
       (matmul, batch_matmul, the transposed matmul of `linear`), whose
       elementwise epilogue is then computed on its output tiles.
 

@@ -2,7 +2,7 @@
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // CHECK-NOT: FAIL
-// CHECK: 3 passed, 0 failed
+// CHECK: 5 passed, 0 failed
 
 // ResNet basic block: relu(bn2(conv2(relu(bn1(conv1(x))))) + x).
 // INPUT a1: np.random.default_rng(11).standard_normal((8, 8, 3, 3)) * 0.2
@@ -69,4 +69,41 @@ func.func @transformer_encoder_block(%a0: tensor<2x6x16xf32>,
   %r2 = fx.add %n1, %f2 : (tensor<2x6x16xf32>, tensor<2x6x16xf32>) -> tensor<2x6x16xf32>
   %n2 = fx.layer_norm %r2 weight(%a11) bias(%a12) {normalized_shape = array<i64: 16>} : (tensor<2x6x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<2x6x16xf32>
   return %n2 : tensor<2x6x16xf32>
+}
+
+// MobileNetV2 inverted residual: the 1x1 expansion's BN + ReLU6 is written
+// into the padded input of the depthwise convolution (fx-pad-in-place), the
+// depthwise convolution takes its BN + ReLU6 as an epilogue, then the 1x1
+// projection and the residual add. 32 channels at 16x16 make full CPU tiles.
+// INPUT a1: np.random.default_rng(21).standard_normal((32, 16, 1, 1)) * 0.3
+// INPUT a3: np.random.default_rng(22).standard_normal((32, 1, 3, 3)) * 0.3
+// INPUT a5: np.random.default_rng(23).standard_normal((16, 32, 1, 1)) * 0.3
+// INPUT a8: np.abs(np.random.default_rng(24).standard_normal(32)) + 0.5
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(F.hardtanh(F.batch_norm(F.conv2d(F.hardtanh(F.conv2d(a0, a1, a2), 0.0, 6.0), a3, padding=1, groups=32), a7, a8, a6, a4, False, 0.1, 1e-5), 0.0, 6.0), a5) + a0
+func.func @inverted_residual(%a0: tensor<1x16x16x16xf32>, %a1: tensor<32x16x1x1xf32>, %a2: tensor<32xf32>,
+    %a3: tensor<32x1x3x3xf32>, %a4: tensor<32xf32>, %a5: tensor<16x32x1x1xf32>, %a6: tensor<32xf32>, %a7: tensor<32xf32>, %a8: tensor<32xf32>) -> tensor<1x16x16x16xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x16x16x16xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %1 = fx.hardtanh %0 {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %2 = fx.convolution %1, %a3 {dilation = array<i64: 1, 1>, groups = 32 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x32x16x16xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x16x16xf32>
+  %3 = fx.batch_norm %2, %a7, %a8 weight(%a6) bias(%a4) : (tensor<1x32x16x16xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %4 = fx.hardtanh %3 {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %5 = fx.convolution %4, %a5 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x32x16x16xf32>, tensor<16x32x1x1xf32>) -> tensor<1x16x16x16xf32>
+  %6 = fx.add %5, %a0 : (tensor<1x16x16x16xf32>, tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  return %6 : tensor<1x16x16x16xf32>
+}
+
+// The same with shapes no CPU tile divides (20 channels, 9x13, stride 2,
+// batch 2) and padding 2 on a 5x5 depthwise window.
+// INPUT a1: np.random.default_rng(31).standard_normal((20, 6, 1, 1)) * 0.3
+// INPUT a3: np.random.default_rng(32).standard_normal((20, 1, 5, 5)) * 0.3
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(F.relu(F.conv2d(a0, a1, a2)), a3, a4, stride=2, padding=2, groups=20))
+func.func @depthwise_epilogue_partial_tiles(%a0: tensor<2x6x9x13xf32>, %a1: tensor<20x6x1x1xf32>, %a2: tensor<20xf32>,
+    %a3: tensor<20x1x5x5xf32>, %a4: tensor<20xf32>) -> tensor<2x20x5x7xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x6x9x13xf32>, tensor<20x6x1x1xf32>, tensor<20xf32>) -> tensor<2x20x9x13xf32>
+  %1 = fx.relu %0 : (tensor<2x20x9x13xf32>) -> tensor<2x20x9x13xf32>
+  %2 = fx.convolution %1, %a3, %a4 {dilation = array<i64: 1, 1>, groups = 20 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 2>, stride = array<i64: 2, 2>} : (tensor<2x20x9x13xf32>, tensor<20x1x5x5xf32>, tensor<20xf32>) -> tensor<2x20x5x7xf32>
+  %3 = fx.relu %2 : (tensor<2x20x5x7xf32>) -> tensor<2x20x5x7xf32>
+  return %3 : tensor<2x20x5x7xf32>
 }

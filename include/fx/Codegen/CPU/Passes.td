@@ -124,6 +124,34 @@ def FXOutlineForall : Pass<"fx-outline-forall", "ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def FXTileBuffersToStack : Pass<"fx-tile-buffers-to-stack",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Give the temporaries of loop iterations a stack slot";
+  let description = [{
+    After `fx-outline-forall`: a `memref.alloc` of static shape (at most
+    `max-bytes`) inside a loop, whose buffer lives only within the loop
+    iteration (freed by a `memref.dealloc` in the same block, never yielded,
+    returned or passed to a call), becomes one `memref.alloca` at the
+    function's entry, reused by every iteration, and its deallocations go.
+    These are the tile-sized buffers that bufferization gives a fused tile's
+    intermediate (a convolution tile before its epilogue): allocated and
+    freed through the runtime's allocator once per tile, they cost a lock
+    each. After outlining, the loops of a function run on one thread, so
+    one slot per function is private to each thread of a parallel loop;
+    allocations inside a remaining `scf.forall` are left alone.
+
+    Upstream `promote-buffers-to-stack` replaces an allocation in place (an
+    alloca inside a loop grows the stack every iteration) and
+    `buffer-loop-hoisting` would hoist out of `scf.forall` too, sharing one
+    buffer among threads: hence this pass.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"65536",
+           "Largest buffer (bytes) moved to the stack">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let summary = "Call the runtime thread pool for outlined scf.forall loops";
   let description = [{

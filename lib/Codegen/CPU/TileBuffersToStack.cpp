@@ -1,0 +1,108 @@
+//===- TileBuffersToStack.cpp - loop temporaries on the stack -------------===//
+//
+// fx-tile-buffers-to-stack: the per-iteration heap temporaries of outlined
+// loop bodies become one stack slot per function (see Passes.td for why
+// upstream's promote-buffers-to-stack and buffer-loop-hoisting do not fit).
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXTILEBUFFERSTOSTACK
+#include "fx/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kMaxTotalBytes = 512 * 1024;
+
+/// True if the buffer of `alloc` (and every view of it) stays inside the
+/// iteration: no terminator, call or store passes it on, and it is freed
+/// only in the allocation's own block. Fills `deallocs`.
+static bool livesInIteration(memref::AllocOp alloc,
+                             SmallVectorImpl<memref::DeallocOp> &deallocs) {
+  SmallVector<Value> worklist = {alloc.getResult()};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+        if (dealloc->getBlock() != alloc->getBlock())
+          return false;
+        deallocs.push_back(dealloc);
+        continue;
+      }
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (view.getViewSource() != value)
+          return false;
+        worklist.push_back(view->getResult(0));
+        continue;
+      }
+      if (user->hasTrait<OpTrait::IsTerminator>() ||
+          isa<CallOpInterface>(user))
+        return false;
+      // A buffer stored as a value (not into) escapes.
+      if (auto store = dyn_cast<memref::StoreOp>(user);
+          store && store.getValueToStore() == value)
+        return false;
+    }
+  }
+  return true;
+}
+
+struct TileBuffersToStackPass
+    : public fx::impl::FXTileBuffersToStackBase<TileBuffersToStackPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    SmallVector<std::pair<memref::AllocOp, int64_t>> allocs;
+    func.walk([&](memref::AllocOp alloc) {
+      if (alloc->getParentOp() == func.getOperation())
+        return;
+      if (alloc->getParentOfType<scf::ForallOp>() ||
+          alloc->getParentOfType<scf::ParallelOp>())
+        return;
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !type.getElementType().isIntOrIndexOrFloat())
+        return;
+      int64_t bytes = type.getNumElements() *
+                      ((type.getElementTypeBitWidth() + 7) / 8);
+      if (bytes > maxBytes)
+        return;
+      allocs.push_back({alloc, bytes});
+    });
+    OpBuilder builder = OpBuilder::atBlockBegin(&entry);
+    // The slots of one function together stay far below a thread's stack
+    // (8 MiB by default on Linux, for the caller and the pool's workers).
+    int64_t total = 0;
+    for (auto [alloc, bytes] : allocs) {
+      SmallVector<memref::DeallocOp> deallocs;
+      if (total + bytes > kMaxTotalBytes || !livesInIteration(alloc, deallocs))
+        continue;
+      total += bytes;
+      auto slot = memref::AllocaOp::create(builder, alloc.getLoc(),
+                                           alloc.getType(), ValueRange(),
+                                           alloc.getAlignmentAttr());
+      alloc.getResult().replaceAllUsesWith(slot.getResult());
+      for (memref::DeallocOp dealloc : deallocs)
+        dealloc->erase();
+      alloc->erase();
+    }
+  }
+};
+
+} // namespace
