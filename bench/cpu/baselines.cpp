@@ -71,6 +71,9 @@ int main(int argc, char **argv) {
       {"conv7x7s2_1x3x224x224", 3, 224, 64, 7, 2, 3, 1},
       {"dwconv3x3_1x32x112x112", 32, 112, 32, 3, 1, 1, 32},
       {"dwconv3x3_1x384x14x14", 384, 14, 384, 3, 1, 1, 384},
+      {"conv1x1_1x96x14x14", 96, 14, 576, 1, 1, 0, 1},
+      {"conv1x1_1x960x7x7", 960, 7, 160, 1, 1, 0, 1},
+      {"conv1x1_1x320x7x7", 320, 7, 1280, 1, 1, 0, 1},
   };
   for (const Conv &cv : convs) {
     using namespace dnnl;

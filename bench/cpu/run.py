@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CPU benchmark of fx-mlir against OpenBLAS, oneDNN and memory bandwidth.
 
-Usage: bench/cpu/run.py [--build DIR] [--runs N] [--out bench/results]
+Usage: bench/cpu/run.py [--build DIR] [--runs N] [--out bench/results] [--only REGEX]
                         [--cpu native] [--cpu x86-64-v3] ...
 
 --cpu picks the CPU levels fx-mlir compiles for (default: native), each a
@@ -32,8 +32,9 @@ from machine import cpu_name  # noqa: E402
 
 
 # Convolutions (name, C, H = W, F, kernel, stride, padding, groups): ResNet-18
-# stages, its stem and a 1x1 of ResNet-50, MobileNet depthwise shapes; the
-# same table as baselines.cpp.
+# stages, its stem and a 1x1 of ResNet-50, MobileNet depthwise shapes and
+# MobileNetV2's 1x1 convolutions at 14x14 and 7x7; the same table as
+# baselines.cpp.
 CONVS = [
     ("conv3x3_1x64x56x56", 64, 56, 64, 3, 1, 1, 1),
     ("conv3x3_1x128x28x28", 128, 28, 128, 3, 1, 1, 1),
@@ -44,6 +45,9 @@ CONVS = [
     ("conv7x7s2_1x3x224x224", 3, 224, 64, 7, 2, 3, 1),
     ("dwconv3x3_1x32x112x112", 32, 112, 32, 3, 1, 1, 32),
     ("dwconv3x3_1x384x14x14", 384, 14, 384, 3, 1, 1, 384),
+    ("conv1x1_1x96x14x14", 96, 14, 576, 1, 1, 0, 1),
+    ("conv1x1_1x960x7x7", 960, 7, 160, 1, 1, 0, 1),
+    ("conv1x1_1x320x7x7", 320, 7, 1280, 1, 1, 0, 1),
 ]
 CONV_MLIR = """func.func @conv(%x: tensor<1x{c}x{h}x{h}xf32>, %w: tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32> {{
   %0 = fx.convolution %x, %w {{dilation = array<i64: 1, 1>, groups = {g} : i64, output_padding = array<i64: 0, 0>, padding = array<i64: {p}, {p}>, stride = array<i64: {s}, {s}>}} : (tensor<1x{c}x{h}x{h}xf32>, tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32>
@@ -117,7 +121,12 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     ap.add_argument("--cpu", action="append",
                     help="CPU level to compile for (repeat; default native)")
+    ap.add_argument("--only", metavar="REGEX",
+                    help="run only the workloads whose name matches (matmul_1024, "
+                         "conv1x1_1x320x7x7, chain4, softmax); the table and JSON "
+                         "then hold those rows")
     args = ap.parse_args()
+    wanted = lambda name: not args.only or re.search(args.only, name)
     levels = args.cpu or ["native"]
     fx_run = os.path.join(args.build, "bin", "fx-run")
     baselines = run_baselines(build_baselines(args.build), args.runs)
@@ -126,6 +135,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="fx-bench-")
 
     for n in (256, 512, 1024, 1000):
+        if not wanted(f"matmul_{n}"):
+            continue
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
         ref = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
@@ -151,6 +162,8 @@ def main():
 
     import torch
     for name, c, h, f, k, stride, pad, groups in CONVS:
+        if not wanted(name):
+            continue
         oh = (h + 2 * pad - k) // stride + 1
         mlir = os.path.join(tmp, f"{name}.mlir")
         with open(mlir, "w") as out:
@@ -181,7 +194,7 @@ def main():
     stream_ms = baselines["stream_add_2x64MiB_in_64MiB_out"][0]
     bytes_moved = 3 * 4 * n
     bw = bytes_moved / (stream_ms * 1e-3) / 1e9
-    for level in levels:
+    for level in levels if wanted("chain4") else []:
         r = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
                    args.runs, tmp, 1e-5, 1e-6,
                    ["--num-threads", "1", "--cpu", level])
@@ -190,7 +203,7 @@ def main():
                      f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
                      f"measured bandwidth (add, same traffic): {stream_ms:.2f} ms ({bw:.1f} GB/s)",
                      f"{stream_ms / r['median_ms']:.2f}x", r["correct"]))
-    for nofuse in (True,):
+    for nofuse in (True,) if wanted("chain4") else ():
         r2 = run_fx(fx_run, "elementwise.mlir", "chain4", [xs, ys], ref,
                     max(3, args.runs // 3), tmp, 1e-5, 1e-6,
                     ["--no-fusion", "--num-threads", "1"])
@@ -203,7 +216,7 @@ def main():
     e = np.exp(s64 - s64.max(-1, keepdims=True))
     ref = (e / e.sum(-1, keepdims=True)).astype(np.float32)
     bytes_moved = 2 * 4 * 4096 * 4096
-    for level in levels:
+    for level in levels if wanted("softmax") else []:
         r = run_fx(fx_run, "elementwise.mlir", "softmax", [s], ref, args.runs,
                    tmp, 1e-5, 1e-7, ["--num-threads", "1", "--cpu", level])
         data[f"softmax_{level}"] = r

@@ -484,9 +484,25 @@ struct RegionFormer : fx::DispatchRegionOptions {
       bool aligned = rank == 4;
       for (int64_t d = 0; aligned && d < 4; ++d)
         aligned = dims[outputLoops[d]] == d;
-      if (aligned)
-        return {1, fullTile(ranges[1], convTileF), 1,
-                fullTile(ranges[3], convTileW)};
+      if (!aligned)
+        continue;
+      // A 1x1 convolution is a matmul over the flattened pixels (see
+      // fx::isPointwiseConvolution): tiles of whole rows, as many as divide
+      // the image and keep a tile at most 256 pixels (16 KiB of output for
+      // 16 channels): all 49 pixels of a 7x7 image, 7 rows of 28.
+      if (fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)) &&
+          !ShapedType::isDynamic(ranges[2]) &&
+          !ShapedType::isDynamic(ranges[3])) {
+        int64_t rows = 1;
+        for (int64_t r = ranges[2]; r >= 1; --r)
+          if (ranges[2] % r == 0 && r * ranges[3] <= 256) {
+            rows = r;
+            break;
+          }
+        return {1, fullTile(ranges[1], convTileF), rows, 0};
+      }
+      return {1, fullTile(ranges[1], convTileF), 1,
+              fullTile(ranges[3], convTileW)};
     }
     SmallVector<int64_t> sizes(rank, 1);
     for (int64_t d : region.wholeDims)
@@ -810,7 +826,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
     SmallVector<int64_t> inner = tileSizes(region);
     auto root = cast<TilingInterface>(region.root.getOperation());
 
-    // Level 1: chunks of the first non-unit tiled dimension per thread.
+    // Level 1: chunks of one tiled dimension per thread.
     int64_t numThreads = fx::resolveThreadCount(threads);
     SmallVector<int64_t> ranges = region.root.getStaticLoopRanges();
     // The region's work: the iterations of all its ops (a matmul epilogue
@@ -820,13 +836,20 @@ struct RegionFormer : fx::DispatchRegionOptions {
       work += fx::staticIterationCount(cast<linalg::LinalgOp>(member.first));
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
-    int64_t chunkDim = -1;
-    for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d)
-      if (inner[d] != 0 && !ShapedType::isDynamic(ranges[d]) &&
-          ranges[d] >= 2) {
+    // The first tiled dimension with a tile for every thread, else the
+    // first with several tiles, else the first non-unit one: a convolution
+    // with 16 output channels has one tile of them (one chunk, serial) but
+    // a tile per output row.
+    int64_t chunkDim = -1, chunkTiles = 0;
+    for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d) {
+      if (inner[d] == 0 || ShapedType::isDynamic(ranges[d]) || ranges[d] < 2)
+        continue;
+      int64_t tiles = ranges[d] / inner[d];
+      if (chunkDim < 0 || (chunkTiles < numThreads && tiles > chunkTiles)) {
         chunkDim = d;
-        break;
+        chunkTiles = tiles;
       }
+    }
     if (numThreads > 1 && work >= parallelMinWork && chunkDim >= 0) {
       // Equal chunks of whole tiles (static shapes inside every chunk): the
       // largest number of tiles per chunk that divides the tile count and

@@ -93,3 +93,15 @@ mlir::fx::getDotContraction(linalg::LinalgOp op, int64_t minK) {
     return std::nullopt;
   return *dims;
 }
+
+bool fx::isPointwiseConvolution(linalg::LinalgOp op) {
+  auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
+  if (!conv)
+    return false;
+  auto filter = dyn_cast<ShapedType>(conv.getInputs()[1].getType());
+  if (!filter || !filter.hasRank() || filter.getRank() != 4 ||
+      filter.getDimSize(2) != 1 || filter.getDimSize(3) != 1)
+    return false;
+  return llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                      [](int64_t s) { return s == 1; });
+}

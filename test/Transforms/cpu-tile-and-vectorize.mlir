@@ -126,3 +126,22 @@ func.func @dot_tiles(%a: tensor<8x256xf32>, %b: tensor<8x256xf32>, %c: tensor<8x
   %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%a, %b : tensor<8x256xf32>, tensor<8x256xf32>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>
 }
+
+// -----
+
+// A 1x1 convolution of one image is a matmul of the [F, C] filter by the
+// image as [C, H * W]: register tiles along the 49 pixels of a 7x7 image.
+// 49 = 32 + 17 would leave a 17-column remainder that LLVM scalarizes, so
+// the columns go by one register (3 x 16 + 1).
+// CHECK-LABEL: func.func @pointwise_conv_as_matmul(
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<1x24x7x7xf32> into tensor<24x49xf32>
+// CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<16x24x1x1xf32> into tensor<16x24xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<1xf32>
+// CHECK-NOT: vector<17xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 7, 7]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @pointwise_conv_as_matmul(%x: tensor<1x24x7x7xf32>, %w: tensor<16x24x1x1xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x24x7x7xf32>, tensor<16x24x1x1xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
+  return %0 : tensor<1x16x7x7xf32>
+}

@@ -224,19 +224,21 @@ func.func @leading_reduction(%x: tensor<16x4xf32>) -> tensor<16x4xf32> {
 
 // Two convolutions feeding one residual add: the region takes one of them;
 // the other is its own dispatch. Their shared zero fill (merged by CSE) is
-// recomputed in the region's tiles.
+// recomputed in the region's tiles. 1x1 convolutions get tiles of whole rows
+// (at most 256 pixels: 16 of the 32 rows of 16).
 // CHECK-LABEL: func.func @two_convs
-// CHECK-COUNT-1: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x16x1x16xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
+// CHECK-COUNT-1: linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x16x16x16xf32>
 // REPORT: [[# @LINE+8]]:8: remark: dispatch region 0: root linalg.generic {arith.addf}, fused 2 producer(s)
 // REPORT: [[# @LINE+5]]:8: remark: recomputed in dispatch region 0 (also used by linalg.conv_2d_nchw_fchw): linalg.fill
 // REPORT: [[# @LINE+5]]:8: remark: not fused into dispatch region 0 (root {{.*}}): the region already has a contraction or convolution
 // REPORT: [[# @LINE+4]]:8: remark: dispatch region 1: root linalg.conv_2d_nchw_fchw
 // REPORT: remark: 2 dispatch regions
-func.func @two_convs(%x: tensor<1x8x4x16xf32>, %w: tensor<16x8x1x1xf32>, %v: tensor<16x8x1x1xf32>) -> tensor<1x16x4x16xf32> {
-  %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x4x16xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x16xf32>
-  %1 = fx.convolution %x, %v {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x4x16xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x4x16xf32>
-  %2 = fx.add %0, %1 : (tensor<1x16x4x16xf32>, tensor<1x16x4x16xf32>) -> tensor<1x16x4x16xf32>
-  return %2 : tensor<1x16x4x16xf32>
+func.func @two_convs(%x: tensor<1x8x32x16xf32>, %w: tensor<16x8x1x1xf32>, %v: tensor<16x8x1x1xf32>) -> tensor<1x16x32x16xf32> {
+  %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x32x16xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x32x16xf32>
+  %1 = fx.convolution %x, %v {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x8x32x16xf32>, tensor<16x8x1x1xf32>) -> tensor<1x16x32x16xf32>
+  %2 = fx.add %0, %1 : (tensor<1x16x32x16xf32>, tensor<1x16x32x16xf32>) -> tensor<1x16x32x16xf32>
+  return %2 : tensor<1x16x32x16xf32>
 }
 
 // -----

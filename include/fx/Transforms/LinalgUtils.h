@@ -44,6 +44,14 @@ bool isWorkgroupCombinable(Operation *combiner);
 std::optional<linalg::ContractionDimensions>
 getDotContraction(linalg::LinalgOp op, int64_t minK);
 
+/// Whether `op` is a 1x1 convolution of stride 1 (conv_2d_nchw_fchw with a
+/// static 1 x 1 window): each output channel is a weighted sum of the input
+/// channels at the same pixel, a matmul of the [F, C] filter by the input
+/// as [C, H * W]. The CPU computes it as one (fx-cpu-tile-and-vectorize),
+/// with vectors along the flattened pixels, so small images (7 x 7) fill
+/// whole vectors; dispatch regions give it tiles of whole rows.
+bool isPointwiseConvolution(linalg::LinalgOp op);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H

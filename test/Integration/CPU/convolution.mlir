@@ -102,3 +102,17 @@ func.func @conv2d_cpu_tiles(%a0: tensor<1x40x23x23xf32>, %a1: tensor<20x40x3x3xf
   %3 = fx.convolution %a5, %a6 {dilation = array<i64: 1, 1>, groups = 20 : i64, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<1x20x6x37xf32>, tensor<20x1x3x3xf32>) -> tensor<1x20x3x19xf32>
   return %0, %1, %2, %3 : tensor<1x20x12x12xf32>, tensor<2x24x5x37xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>
 }
+
+// 1x1 convolutions computed as matmuls over the pixels: a 7x7 image (49
+// pixels: three 16-column register tiles and one column) with a bias and
+// ReLU epilogue in tiles of whole rows, and a batch of 2 with 20 output
+// channels (no full channel tile) at 6x11.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: (F.relu(F.conv2d(a0, a1, a2)), F.conv2d(a3, a4) * 2.0)
+func.func @conv2d_1x1_as_matmul(%a0: tensor<1x48x7x7xf32>, %a1: tensor<32x48x1x1xf32>, %a2: tensor<32xf32>, %a3: tensor<2x12x6x11xf32>, %a4: tensor<20x12x1x1xf32>) -> (tensor<1x32x7x7xf32>, tensor<2x20x6x11xf32>) {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<1x48x7x7xf32>, tensor<32x48x1x1xf32>, tensor<32xf32>) -> tensor<1x32x7x7xf32>
+  %1 = fx.relu %0 : (tensor<1x32x7x7xf32>) -> tensor<1x32x7x7xf32>
+  %2 = fx.convolution %a3, %a4 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>} : (tensor<2x12x6x11xf32>, tensor<20x12x1x1xf32>) -> tensor<2x20x6x11xf32>
+  %3 = fx.add %2, %2 : (tensor<2x20x6x11xf32>, tensor<2x20x6x11xf32>) -> tensor<2x20x6x11xf32>
+  return %1, %3 : tensor<1x32x7x7xf32>, tensor<2x20x6x11xf32>
+}
