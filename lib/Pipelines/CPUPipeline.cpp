@@ -47,7 +47,12 @@ void fx::buildFusionStages(OpPassManager &pm,
   if (options.fuseElementwise) {
     // Elementwise chains fuse into single generics; dispatch regions then
     // pull reductions and convolutions into their consumers' tile loops.
-    pm.addNestedPass<func::FuncOp>(createFXFuseElementwise());
+    // Without dispatch regions (the GPU's pipeline), an op left apart is a
+    // dispatch or loop nest of its own: recomputing a costly broadcast
+    // producer per element costs less there.
+    FXFuseElementwiseOptions fuse;
+    fuse.recomputeCostlyBroadcasts = !options.dispatchRegions;
+    pm.addNestedPass<func::FuncOp>(createFXFuseElementwise(fuse));
     addCleanup(pm);
   }
   if (options.fuseElementwise && options.dispatchRegions) {

@@ -1,6 +1,7 @@
 // fx-fuse-elementwise: upstream elementwise fusion that keeps contractions
 // intact.
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(fx-fuse-elementwise),canonicalize,cse)' | FileCheck %s
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(fx-fuse-elementwise{recompute-costly-broadcasts=true}),canonicalize,cse)' | FileCheck %s --check-prefix=RECOMPUTE
 
 // An elementwise chain becomes one generic.
 // CHECK-LABEL: func.func @chain
@@ -69,9 +70,11 @@ func.func @sibling_reductions(%x: tensor<64x128xf32>) -> (tensor<64xf32>, tensor
 // Not merged: reductions over different dimensions (different iteration
 // spaces); a reduction that reads the other's result (layer norm's
 // variance needs its mean); a reduction combined with its input again
-// (layer norm's mean, which its dispatch region fuses row by row).
+// (layer norm's mean, which its dispatch region fuses row by row). Layer
+// norm's rsqrt of each row's variance stays an op of its own: fused into
+// the normalization it would run once per element instead of once per row.
 // CHECK-LABEL: func.func @not_siblings
-// CHECK-COUNT-6: = linalg.generic
+// CHECK-COUNT-7: = linalg.generic
 // CHECK-NOT: linalg.generic
 // CHECK: return
 func.func @not_siblings(%x: tensor<64x128xf32>) -> (tensor<128xf32>, tensor<64xf32>, tensor<64x128xf32>) {
@@ -98,4 +101,33 @@ func.func @epilogue_before_reduction(%x: tensor<1x8x4x4xf32>, %w: tensor<16x8x1x
   %1 = fx.relu %0 : (tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   %2 = fx.sum %1 {dim = array<i64: 2, 3>} : (tensor<1x16x4x4xf32>) -> tensor<1x16xf32>
   return %2 : tensor<1x16xf32>
+}
+
+// -----
+
+// A costly producer (exp, division) read broadcast is not fused: SE's gate,
+// sigmoid of one value per channel, is computed per channel, and the
+// product with the feature map reads it broadcast. A costly producer read
+// elementwise (SiLU's sigmoid) fuses.
+// With recompute-costly-broadcasts (the GPU's choice) the gate fuses.
+// RECOMPUTE-LABEL: func.func @costly_broadcast
+// RECOMPUTE: linalg.generic {{.*}} ins(%arg0, %arg1 : tensor<1x8x5x5xf32>, tensor<1x8x1x1xf32>)
+// RECOMPUTE: math.exp
+// RECOMPUTE: arith.mulf
+// CHECK-LABEL: func.func @costly_broadcast
+// CHECK: %[[GATE:.*]] = linalg.generic {{.*}} ins(%arg1 : tensor<1x8x1x1xf32>)
+// CHECK: math.exp
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[GATE]] : tensor<1x8x5x5xf32>, tensor<1x8x1x1xf32>)
+// CHECK-NOT: math.exp
+// CHECK: arith.mulf
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.generic
+func.func @costly_broadcast(%x: tensor<1x8x5x5xf32>, %s: tensor<1x8x1x1xf32>) -> (tensor<1x8x5x5xf32>, tensor<1x8x5x5xf32>) {
+  %0 = fx.sigmoid %s : (tensor<1x8x1x1xf32>) -> tensor<1x8x1x1xf32>
+  %1 = fx.mul %x, %0 : (tensor<1x8x5x5xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x5x5xf32>
+  %2 = fx.silu %x : (tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
+  return %1, %2 : tensor<1x8x5x5xf32>, tensor<1x8x5x5xf32>
 }

@@ -83,8 +83,20 @@ def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
     dispatch region that fuses its normalization row by row. An epilogue of
     a convolution or matmul (an elementwise chain reading its result) is not
     fused into a reduction after it, so that it stays on the convolution's
-    tiles.
+    tiles. A producer whose body is costly (a math op or a division) is not
+    fused into a consumer that reads it broadcast: squeeze-and-excitation's
+    sigmoid of one value per channel would be recomputed for every pixel
+    (efficientnet_b0), layer norm's rsqrt of a row's variance for every
+    element of the row. With `recompute-costly-broadcasts` (the Vulkan
+    pipeline's choice, where an op left apart is a dispatch of its own,
+    which costs more than recomputing) such producers fuse too.
   }];
+  let options = [
+    Option<"recomputeCostlyBroadcasts", "recompute-costly-broadcasts",
+           "bool", /*default=*/"false",
+           "Fuse producers with costly bodies into consumers that read them "
+           "broadcast (recomputing them per consumer element)">,
+  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect",
