@@ -76,9 +76,8 @@ Value fillBorder(RewriterBase &rewriter, Location loc, Value padded,
           rewriter, loc, padded, offsetValues, sizeValues, strides);
       Value stripFilled =
           linalg::FillOp::create(rewriter, loc, value, strip).getResult(0);
-      padded = tensor::InsertSliceOp::create(rewriter, loc, stripFilled,
-                                             padded, offsetValues, sizeValues,
-                                             strides);
+      padded = tensor::InsertSliceOp::create(rewriter, loc, stripFilled, padded,
+                                             offsetValues, sizeValues, strides);
     }
   }
   return padded;

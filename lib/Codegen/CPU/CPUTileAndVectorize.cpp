@@ -14,8 +14,8 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/IR/PatternMatch.h"
@@ -557,8 +557,7 @@ struct CPUTileAndVectorizePass
   static void rewritePointwiseAsMatmul(IRRewriter &rewriter,
                                        linalg::Conv2DNchwFchwOp conv) {
     auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-    auto filterType =
-        dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+    auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
     auto outputType =
         dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
     if (!inputType || !filterType || !outputType ||
@@ -571,8 +570,8 @@ struct CPUTileAndVectorizePass
     rewriter.setInsertionPoint(conv);
     SmallVector<ReassociationIndices> image = {{0, 1}, {2, 3}};
     SmallVector<ReassociationIndices> weights = {{0}, {1, 2, 3}};
-    Value input = tensor::CollapseShapeOp::create(
-        rewriter, loc, conv.getInputs()[0], image);
+    Value input = tensor::CollapseShapeOp::create(rewriter, loc,
+                                                  conv.getInputs()[0], image);
     Value filter = tensor::CollapseShapeOp::create(
         rewriter, loc, conv.getInputs()[1], weights);
     Value init = tensor::CollapseShapeOp::create(rewriter, loc,

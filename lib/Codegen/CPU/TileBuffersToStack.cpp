@@ -26,8 +26,8 @@ namespace {
 constexpr int64_t kMaxTotalBytes = 512 * 1024;
 
 /// True if the buffer of `alloc` (and every view of it) stays inside the
-/// iteration: no terminator, call or store passes it on, and it is freed
-/// only in the allocation's own block. Fills `deallocs`.
+/// iteration: no terminator or call passes it on, and it is freed only in
+/// the allocation's own block. Fills `deallocs`.
 static bool livesInIteration(memref::AllocOp alloc,
                              SmallVectorImpl<memref::DeallocOp> &deallocs) {
   SmallVector<Value> worklist = {alloc.getResult()};
@@ -47,12 +47,7 @@ static bool livesInIteration(memref::AllocOp alloc,
         worklist.push_back(view->getResult(0));
         continue;
       }
-      if (user->hasTrait<OpTrait::IsTerminator>() ||
-          isa<CallOpInterface>(user))
-        return false;
-      // A buffer stored as a value (not into) escapes.
-      if (auto store = dyn_cast<memref::StoreOp>(user);
-          store && store.getValueToStore() == value)
+      if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
         return false;
     }
   }
@@ -79,8 +74,8 @@ struct TileBuffersToStackPass
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
           !type.getElementType().isIntOrIndexOrFloat())
         return;
-      int64_t bytes = type.getNumElements() *
-                      ((type.getElementTypeBitWidth() + 7) / 8);
+      int64_t bytes =
+          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
       if (bytes > maxBytes)
         return;
       allocs.push_back({alloc, bytes});
@@ -94,9 +89,9 @@ struct TileBuffersToStackPass
       if (total + bytes > kMaxTotalBytes || !livesInIteration(alloc, deallocs))
         continue;
       total += bytes;
-      auto slot = memref::AllocaOp::create(builder, alloc.getLoc(),
-                                           alloc.getType(), ValueRange(),
-                                           alloc.getAlignmentAttr());
+      auto slot =
+          memref::AllocaOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                   ValueRange(), alloc.getAlignmentAttr());
       alloc.getResult().replaceAllUsesWith(slot.getResult());
       for (memref::DeallocOp dealloc : deallocs)
         dealloc->erase();
