@@ -145,3 +145,20 @@ func.func @pointwise_conv_as_matmul(%x: tensor<1x24x7x7xf32>, %w: tensor<16x24x1
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x24x7x7xf32>, tensor<16x24x1x1xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
 }
+
+// -----
+
+// A dot-product contraction with more columns than rows (few tokens, many
+// features) is split among threads by columns: split by rows, each thread
+// would stream the whole weight. Inside a chunk, the columns stay outside
+// (the 6 rows are one 4-row tile and a 2-row remainder inside).
+// THREADS-LABEL: func.func @dot_split_by_columns(
+// THREADS: scf.forall (%{{.*}}) = (0) to (64) step (32)
+// THREADS: scf.for %{{.*}} = %c0 to %c32 step %c4
+// THREADS: scf.for %{{.*}} = %c0 to %c256 step %c16
+// THREADS: vector.fma
+func.func @dot_split_by_columns(%a: tensor<6x256xf32>, %b: tensor<64x256xf32>, %c: tensor<6x64xf32>) -> tensor<6x64xf32> {
+  %0 = linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>]
+      ins(%a, %b : tensor<6x256xf32>, tensor<64x256xf32>) outs(%c : tensor<6x64xf32>) -> tensor<6x64xf32>
+  return %0 : tensor<6x64xf32>
+}

@@ -669,6 +669,18 @@ struct CPUTileAndVectorizePass
     while (dim < static_cast<int64_t>(ranges.size()) && ranges[dim] == 1 &&
            iterators[dim] == utils::IteratorType::parallel)
       ++dim;
+    // A dot-product contraction with more columns than rows (`linear` of
+    // 49 tokens into 3072 features) is split by columns: split by rows,
+    // every thread would stream the whole weight (9 MiB) through the cache
+    // (49 x 768 -> 3072 took longer on two threads than on one).
+    if (std::optional<linalg::ContractionDimensions> dot =
+            fx::getDotContraction(op, dotMinK)) {
+      int64_t m = dot->m.front(), n = dot->n.front();
+      if (!ShapedType::isDynamic(ranges[n]) &&
+          (ShapedType::isDynamic(ranges[m]) || ranges[n] > ranges[m]) &&
+          ranges[n] >= dotTileN * numThreads)
+        dim = n;
+    }
     if (dim == static_cast<int64_t>(ranges.size()) ||
         iterators[dim] != utils::IteratorType::parallel ||
         ShapedType::isDynamic(ranges[dim]) || ranges[dim] < 2)

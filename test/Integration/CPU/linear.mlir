@@ -140,3 +140,13 @@ func.func @linear_dot_tiles(%a0: tensor<2x7x300xf32>, %a1: tensor<30x300xf32>, %
   %1 = fx.linear %a3, %a4 : (tensor<1x520xf32>, tensor<1000x520xf32>) -> tensor<1x1000xf32>
   return %0, %1 : tensor<2x7x30xf32>, tensor<1x1000xf32>
 }
+
+// Few tokens, many features, a long k: dot-product tiles split among the
+// threads by columns (74 features: chunks of 37, whole 4-column tiles and
+// a remainder in each).
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.linear(a0, a1, a2)
+func.func @linear_few_rows_many_columns(%a0: tensor<5x300xf32>, %a1: tensor<74x300xf32>, %a2: tensor<74xf32>) -> tensor<5x74xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<5x300xf32>, tensor<74x300xf32>, tensor<74xf32>) -> tensor<5x74xf32>
+  return %0 : tensor<5x74xf32>
+}
