@@ -117,12 +117,14 @@ func.func @multi_use(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4xf32>) 
 
 // A matmul epilogue (linear's bias add and gelu, fused into one generic) is
 // computed on blocks of whole rows of the matmul: 128 rows of 512 columns
-// fill the 256 KiB a block may take.
+// fill the 256 KiB a block may take. The weight (k = 16) is transposed
+// once, outside the region.
 // CHECK-LABEL: func.func @linear_gelu
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg1 : tensor<512x16xf32>)
 // CHECK: scf.for %[[ROW:.*]] = %c0 to %c256 step %c128
 // CHECK: tensor.extract_slice %arg0[%[[ROW]], 0] [128, 16] [1, 1]
 // CHECK: linalg.fill {{.*}} -> tensor<128x512xf32>
-// CHECK: linalg.matmul {{.*}} ins(%{{.*}}, %arg1 : tensor<128x16xf32>, tensor<512x16xf32>) {{.*}} -> tensor<128x512xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %[[T]] : tensor<128x16xf32>, tensor<16x512xf32>) {{.*}} -> tensor<128x512xf32>
 // CHECK: linalg.generic
 // CHECK: math.erf
 // CHECK: tensor.insert_slice
@@ -134,9 +136,10 @@ func.func @multi_use(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4xf32>) 
 // THREADS: scf.forall (%{{.*}}) = (0) to (256) step (128)
 // THREADS: linalg.matmul {{.*}} -> tensor<128x512xf32>
 // THREADS: } {fx.dispatch = 0 : i64}
-// REPORT: [[# @LINE+5]]:8: remark: dispatch region 0: root linalg.generic {arith.addf, {{.*}}, math.erf, {{.*}}}, fused 2 producer(s)
-// REPORT: [[# @LINE+3]]:8: note: fused into dispatch region 0: linalg.matmul
-// REPORT: remark: 1 dispatch regions
+// REPORT: [[# @LINE+6]]:8: remark: dispatch region 0: root linalg.generic {arith.addf, {{.*}}, math.erf, {{.*}}}, fused 2 producer(s)
+// REPORT: [[# @LINE+4]]:8: note: fused into dispatch region 0: linalg.matmul
+// REPORT: [[# @LINE+3]]:8: remark: dispatch region 1: root linalg.transpose
+// REPORT: remark: 2 dispatch regions
 func.func @linear_gelu(%x: tensor<256x16xf32>, %w: tensor<512x16xf32>, %b: tensor<512xf32>) -> tensor<256x512xf32> {
   %0 = fx.linear %x, %w, %b : (tensor<256x16xf32>, tensor<512x16xf32>, tensor<512xf32>) -> tensor<256x512xf32>
   %1 = fx.gelu %0 : (tensor<256x512xf32>) -> tensor<256x512xf32>
@@ -246,20 +249,41 @@ func.func @two_convs(%x: tensor<1x8x32x16xf32>, %w: tensor<16x8x1x1xf32>, %v: te
 // Epilogue fusion takes priority: the ReLU after the first matmul could be
 // pulled into the second matmul's region as an operand producer, but there
 // it would be computed apart from the matmul it ends; it stays that
-// matmul's epilogue.
+// matmul's epilogue. (Each weight, k < 256 and 64 rows, is transposed in a
+// region of its own.)
 // CHECK-LABEL: func.func @two_matmuls
 // CHECK: linalg.matmul
 // CHECK: arith.maximumf
 // CHECK: linalg.matmul
 // CHECK: arith.maximumf
-// REPORT: [[# @LINE+8]]:8: remark: dispatch region 0: root linalg.generic {arith.maximumf}, fused 2 producer(s)
-// REPORT: [[# @LINE+5]]:8: remark: not fused into dispatch region 0 (root {{.*}}): kept as the epilogue of the convolution or matmul it reads
-// REPORT: [[# @LINE+4]]:8: remark: dispatch region 1: root linalg.generic {arith.maximumf}, fused 2 producer(s)
-// REPORT: remark: 2 dispatch regions
+// REPORT: [[# @LINE+9]]:8: remark: dispatch region 0: root linalg.generic {arith.maximumf}, fused 2 producer(s)
+// REPORT: [[# @LINE+6]]:8: remark: not fused into dispatch region 0 (root {{.*}}): kept as the epilogue of the convolution or matmul it reads
+// REPORT: [[# @LINE+6]]:8: remark: dispatch region 1: root linalg.transpose
+// REPORT: [[# @LINE+4]]:8: remark: dispatch region 2: root linalg.generic {arith.maximumf}, fused 2 producer(s)
+// REPORT: remark: 4 dispatch regions
 func.func @two_matmuls(%x: tensor<64x16xf32>, %w1: tensor<32x16xf32>, %w2: tensor<8x32xf32>) -> tensor<64x8xf32> {
   %0 = fx.linear %x, %w1 : (tensor<64x16xf32>, tensor<32x16xf32>) -> tensor<64x32xf32>
   %1 = fx.relu %0 : (tensor<64x32xf32>) -> tensor<64x32xf32>
   %2 = fx.linear %1, %w2 : (tensor<64x32xf32>, tensor<8x32xf32>) -> tensor<64x8xf32>
   %3 = fx.relu %2 : (tensor<64x8xf32>) -> tensor<64x8xf32>
   return %3 : tensor<64x8xf32>
+}
+
+// -----
+
+// `linear` with a short k (not dot products) and at least 16 rows: the
+// [N, K] weight is transposed once, outside the matmul's region; with
+// fewer rows it is read as it is.
+// CHECK-LABEL: func.func @linear_short_k
+// CHECK: %[[T:.*]] = linalg.transpose ins(%arg1 : tensor<24x40xf32>) outs(%{{.*}} : tensor<40x24xf32>) permutation = [1, 0]
+// CHECK: linalg.matmul {{.*}}ins(%arg0, %[[T]] : tensor<32x40xf32>, tensor<40x24xf32>)
+// CHECK-LABEL: func.func @linear_few_rows
+// CHECK-NOT: linalg.transpose
+func.func @linear_short_k(%x: tensor<32x40xf32>, %w: tensor<24x40xf32>) -> tensor<32x24xf32> {
+  %0 = fx.linear %x, %w : (tensor<32x40xf32>, tensor<24x40xf32>) -> tensor<32x24xf32>
+  return %0 : tensor<32x24xf32>
+}
+func.func @linear_few_rows(%x: tensor<8x40xf32>, %w: tensor<24x40xf32>) -> tensor<8x24xf32> {
+  %0 = fx.linear %x, %w : (tensor<8x40xf32>, tensor<24x40xf32>) -> tensor<8x24xf32>
+  return %0 : tensor<8x24xf32>
 }

@@ -147,6 +147,13 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     tile while the tile is in cache. `fx-cpu-tile-and-vectorize` then tiles
     and vectorizes each op inside the tile.
 
+    Before grouping, a matmul of A [M, K] by a weight read as [N, K]
+    (`linear`) that the CPU does not compute as dot products (k below
+    `dot-min-k`) and that has at least 16 rows gets its weight transposed
+    once by a `linalg.transpose` outside its region, so that its register
+    tiles read the weight along rows (3136 x 96 -> 384 on one thread: 8.6
+    -> 2.5 ms).
+
     The Vulkan pipeline forms its regions with `fx-form-row-kernels`
     instead, which shares these rules.
 

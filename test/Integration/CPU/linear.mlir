@@ -150,3 +150,14 @@ func.func @linear_few_rows_many_columns(%a0: tensor<5x300xf32>, %a1: tensor<74x3
   %0 = fx.linear %a0, %a1, %a2 : (tensor<5x300xf32>, tensor<74x300xf32>, tensor<74xf32>) -> tensor<5x74xf32>
   return %0 : tensor<5x74xf32>
 }
+
+// Many rows, a short k: the [N, K] weight is transposed once before the
+// matmul (fx-form-dispatch-regions), whose register tiles then read it
+// along its rows.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.linear(a0, a1, a2))
+func.func @linear_weight_transposed(%a0: tensor<2x20x40xf32>, %a1: tensor<36x40xf32>, %a2: tensor<36xf32>) -> tensor<2x20x36xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<2x20x40xf32>, tensor<36x40xf32>, tensor<36xf32>) -> tensor<2x20x36xf32>
+  %1 = fx.relu %0 : (tensor<2x20x36xf32>) -> tensor<2x20x36xf32>
+  return %1 : tensor<2x20x36xf32>
+}
