@@ -364,15 +364,9 @@ void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
       mapping.map(arg, acc);
       continue;
     }
-    SmallVector<Value> at;
-    for (AffineExpr expr : map.getResults()) {
-      if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-        at.push_back(indices[dim.getPosition()]);
-        continue;
-      }
-      at.push_back(affine::AffineApplyOp::create(
-          b, loc, AffineMap::get(map.getNumDims(), 0, expr), indices));
-    }
+    SmallVector<Value> at =
+        operandIndices(b, loc, epilogue, input->getOperandNumber(), indices,
+                       /*zero=*/Value());
     mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
   }
   for (Operation &bodyOp : body.without_terminator())
