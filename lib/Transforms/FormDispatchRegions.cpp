@@ -911,7 +911,6 @@ struct RegionFormer : fx::DispatchRegionOptions {
   }
 };
 
-/// fx-form-dispatch-regions: the CPU's regions.
 /// A matmul of A [M, K] by a weight read as [N, K] (`linear`) that is not
 /// computed as dot products (k < dot-min-k) reads the weight across its
 /// rows in the CPU's outer-product tiles (32 columns, each a row of the
@@ -923,18 +922,19 @@ struct RegionFormer : fx::DispatchRegionOptions {
 void transposeRowMajorWeights(func::FuncOp func, int64_t dotMinK) {
   SmallVector<linalg::LinalgOp> candidates;
   func.walk([&](linalg::LinalgOp op) {
-    if (!op.hasPureTensorSemantics() ||
-        !linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2 ||
-        op.getNumLoops() != 3 || fx::getDotContraction(op, dotMinK))
+    // A [M, K] x B [N, K] -> C [M, N], without a batch dimension.
+    std::optional<linalg::ContractionDimensions> dims =
+        fx::getDotContraction(op, /*minK=*/0);
+    if (!op.hasPureTensorSemantics() || !dims || op.getNumLoops() != 3)
       return;
-    if (!fx::getDotContraction(op, /*minK=*/0))
-      return; // not A [M, K] x B [N, K] -> C [M, N]
-    FailureOr<linalg::ContractionDimensions> dims =
-        linalg::inferContractionDims(op);
-    int64_t rows = op.getStaticLoopRanges()[dims->m.front()];
     auto weight = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    if (ShapedType::isDynamic(rows) || rows < 16 || !weight ||
-        !weight.hasStaticShape())
+    if (!weight || !weight.hasStaticShape())
+      return;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t rows = ranges[dims->m.front()];
+    // (A static weight has a static k; k >= dot-min-k: dot products.)
+    if (ranges[dims->k.front()] >= dotMinK || ShapedType::isDynamic(rows) ||
+        rows < 16)
       return;
     candidates.push_back(op);
   });
@@ -956,6 +956,7 @@ void transposeRowMajorWeights(func::FuncOp func, int64_t dotMinK) {
   }
 }
 
+/// fx-form-dispatch-regions: the CPU's regions.
 struct FormDispatchRegionsPass
     : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
   using Base::Base;
