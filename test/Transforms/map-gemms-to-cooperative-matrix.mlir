@@ -33,17 +33,33 @@ func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref
 
 // A padded 3x3 convolution with a zero start and a relu epilogue, 64 x
 // (16 x 32 x 32) outputs: 256 tiles of 64x64 (a convolution's subgroups
-// take 2x2 fragments). The weights are read along k
-// through a flat view; the input along the output pixels (units of 8 in a
-// row of 32: one delinearization per unit), through its padding.
+// take 2x2 fragments), 302M multiply-accumulates: both operands are
+// repacked first. The input's kernel transposes 32 channels x 64 columns
+// through workgroup memory, reading through the zero padding, and writes
+// bf16x3's two planes of [16][34][34][4] units; the filter's writes
+// [64][3][3][4] units. The GEMM loads a unit per load (zero where k or the
+// columns run out).
 // HIGH-LABEL: func.func @conv
 // HIGH-NOT: linalg.
+// HIGH: %[[IN:.*]] = memref.alloc() : memref<591872xi32>
+// HIGH: %[[INU:.*]] = builtin.unrealized_conversion_cast %[[IN]] : memref<591872xi32> to memref<147968xvector<4xi32>>
 // HIGH: gpu.launch
-// HIGH: arith.cmpi ult
+// HIGH: memref.alloc() : memref<2080xf32, 3>
+// HIGH: gpu.barrier
+// HIGH: memref.store %{{.*}}, %[[INU]][%{{.*}}] : memref<147968xvector<4xi32>>
+// HIGH: %[[W:.*]] = memref.alloc() : memref<18432xi32>
+// HIGH: %[[WU:.*]] = builtin.unrealized_conversion_cast %[[W]] : memref<18432xi32> to memref<4608xvector<4xi32>>
+// HIGH: gpu.launch
+// HIGH: memref.store %{{.*}}, %[[WU]][%{{.*}}] : memref<4608xvector<4xi32>>
+// HIGH: gpu.launch
+// HIGH: memref.load %[[INU]][%{{.*}}] : memref<147968xvector<4xi32>>
+// HIGH: arith.select %{{.*}} : vector<4xi1>, vector<4xi32>
 // HIGH: gpu.subgroup_mma_compute
 // HIGH: arith.maximumf
 // HIGH-NOT: linalg.generic
 // HIGH: return
+// NOPACK: remark: cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16{{$}}
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true precision=high packed-conv-min-macs=-1 report=true}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPACK
 func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: memref<16x64x32x32xf32>) {
   %zero = arith.constant 0.0 : f32
   %pad = memref.alloc() : memref<16x32x34x34xf32>
@@ -52,7 +68,7 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
   memref.copy %in, %inner : memref<16x32x32x32xf32> to memref<16x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
   %acc = memref.alloc() : memref<16x64x32x32xf32>
   linalg.fill ins(%zero : f32) outs(%acc : memref<16x64x32x32xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
   // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value, elementwise epilogue}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<16x32x34x34xf32>, memref<64x32x3x3xf32>) outs(%acc : memref<16x64x32x32xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<16x64x32x32xf32>) outs(%out : memref<16x64x32x32xf32>) {
@@ -60,6 +76,17 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
     %r = arith.maximumf %x, %zero : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// -----
+
+// A convolution of 42M multiply-accumulates (9 images of 8 channels):
+// below packed-conv-min-macs, the GEMM reads its operands as they are.
+// MEDIUM: remark: cooperative-matrix GEMM: 64x9216x72 on bf16 fragments, 64x64 tiles, k step 32{{$}}
+func.func @small_conv(%in: memref<9x8x34x34xf32>, %w: memref<64x8x3x3xf32>, %out: memref<9x64x32x32xf32>) {
+  // expected-remark @below {{cooperative-matrix GEMM: 64x9216x72 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<9x8x34x34xf32>, memref<64x8x3x3xf32>) outs(%out : memref<9x64x32x32xf32>)
   return
 }
 

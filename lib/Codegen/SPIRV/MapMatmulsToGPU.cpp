@@ -116,7 +116,7 @@ struct MapMatmulsToGPUPass
       FailureOr<CoopGemmConfig> config = failure();
       if (cooperativeMatrix)
         config = chooseCoopGemm(op, view, *parsedPrecision,
-                                bf16CooperativeMatrix, why);
+                                bf16CooperativeMatrix, packedConvMinMacs, why);
       if (succeeded(config)) {
         if (report) {
           const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
@@ -128,7 +128,8 @@ struct MapMatmulsToGPUPass
                            << "x" << sizeText(view.cols) << "x"
                            << view.reduction.size() << " on " << kind
                            << " fragments, " << config->m() << "x"
-                           << config->n() << " tiles, k step " << config->k;
+                           << config->n() << " tiles, k step " << config->k
+                           << (config->packedConv ? ", operands repacked" : "");
           if (!fused.empty())
             op->emitRemark() << "fused into the kernel: " << fused;
         }

@@ -39,10 +39,23 @@ namespace mlir::fx::matmul {
 /// Output tiles that fill an H200 (132 SMs).
 constexpr int64_t kCoopMinTiles = 132;
 
-FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
-                                         const GemmView &view,
-                                         Precision precision, bool allowBF16,
-                                         std::string &why) {
+/// Workgroup memory of the kernel: both operands' staged tiles (16-byte
+/// units, a unit of padding per row; bf16x3 stages two of each) and a
+/// 16x16 f32 fragment per subgroup for the results.
+static int64_t workgroupBytes(const CoopGemmConfig &config) {
+  int64_t planes = config.precision == Precision::High ? 2 : 1;
+  int64_t a = config.m() * (config.k / 8 + 1),
+          b = config.n() * (config.k / 8 + 1);
+  if (!config.packedConv) // units along the rows or columns: pessimistic
+    a = std::max(a, config.k * (config.m() / 8 + 1)),
+    b = std::max(b, config.k * (config.n() / 8 + 1));
+  return 16 * (planes * (a + b) +
+               config.subgroupsM * config.subgroupsN * kFrag * kFrag / 4);
+}
+
+FailureOr<CoopGemmConfig>
+chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
+               bool allowBF16, int64_t packedConvMinMacs, std::string &why) {
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
@@ -81,8 +94,21 @@ FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
   // the SIMT kernel's split-k spreads the work better (a transformer
   // encoder 8x128x256: 0.50 -> 0.40 ms with its 1024x256 linear layers
   // there).
+  // NCHW convolutions large enough to repay the repacking kernels.
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+    auto input = cast<MemRefType>(conv.getDpsInputs()[0].getType());
+    int64_t macs = batch * rows * cols * view.reduction.size();
+    config.packedConv = packedConvMinMacs >= 0 && input.hasStaticShape() &&
+                        input.getDimSize(1) % 8 == 0 &&
+                        macs >= packedConvMinMacs;
+  }
+  // Packed convolutions stay at 2x2 fragments: on an H200 at precision
+  // high, 4x4 fragments in 64x256 or 128x128 tiles took resnet50 at batch
+  // 32 from 10.6 to 14.4 ms (a 1x1 convolution 32x64x56x56 -> 256: 0.19 ->
+  // 0.27 ms), and a k step of 32 from 9.3 to 9.9 ms.
   bool flatOperands = linalg::isaContractionOpInterface(op);
-  if (!flatOperands || tiles(128, 128) < kCoopMinTiles) {
+  if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
+    config.subgroupsM = config.subgroupsN = 2;
     config.fragsM = config.fragsN = 2;
     if (tiles(64, 64) < kCoopMinTiles)
       return fail("only " + Twine(tiles(64, 64)) + " 64x64 output tiles");
@@ -91,6 +117,11 @@ FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
   // memory near 20 KiB (and a k step of 32 at high measured slower on an
   // H200: resnet50 at batch 32 13.9 -> 16.2 ms).
   config.k = config.precision == Precision::High ? 16 : 32;
+  // Workgroup memory within the 48 KiB every NVIDIA GPU gives a workgroup
+  // without opting in: a larger k step of 64x256 tiles at high lost the
+  // device.
+  while (config.k > kFrag && workgroupBytes(config) > 48 * 1024)
+    config.k /= 2;
   return config;
 }
 
@@ -117,54 +148,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   bool high = config.precision == Precision::High;
   bool convertF32 = getElementTypeOrSelf(op.getDpsInputs()[0]).isF32();
   Value c1 = cst(b, 1);
-  Location launchLoc =
-      config.bf16 ? Location(FusedLoc::get(
-                        ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
-                  : loc;
-  auto launch = gpu::LaunchOp::create(
-      b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
-      cst(b, llvm::divideCeil(view.rows.size(), config.m())),
-      cst(b, view.batch.size()), cst(b, config.threads()), c1, c1);
-  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  threadId = launch.getThreadIds().x;
-  zero = cst(body, 0);
-  extents.assign(op.getNumLoops(), Value());
-  batchLoops.assign(op.getNumLoops(), Value());
-  if (!view.batch.loops.empty())
-    setLoops(body, view.batch, launch.getBlockIds().z, batchLoops);
-  Value tileRow = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
-                                        cst(body, config.m()));
-  Value tileCol = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
-                                        cst(body, config.n()));
-
-  unsigned rowOperand = view.rowOperand, colOperand = 1 - view.rowOperand;
-  // Units run along an operand's innermost dimension in memory: k when it
-  // moves with the reduction's innermost loop and not with its group's.
-  auto alongK = [&](unsigned operand, const Group &group) {
-    return isInnermost(operand, view.reduction) && !isInnermost(operand, group);
-  };
-  Staging staging[2] = {{rowOperand, &view.rows, config.m(), config.k,
-                         alongK(rowOperand, view.rows)},
-                        {colOperand, &view.cols, config.n(), config.k,
-                         alongK(colOperand, view.cols)}};
-
   auto copyType = VectorType::get({4}, IntegerType::get(ctx, 32));
-  auto workgroupTile = [&](int64_t units) -> Value {
-    return memref::AllocOp::create(
-        body, loc,
-        MemRefType::get({units}, copyType, AffineMap(),
-                        body.getI64IntegerAttr(kWorkgroupMemorySpace)));
-  };
-  // Tiles: [operand][part] (part 1: bf16x3's low halves).
-  Value tiles[2][2];
-  for (int s = 0; s < 2; ++s)
-    for (int part = 0; part < (high ? 2 : 1); ++part)
-      tiles[s][part] =
-          workgroupTile(staging[s].rowsOfTile() * staging[s].stride());
-  // Each subgroup's 16x16 f32 fragment on its way out.
-  Value outTile =
-      workgroupTile(config.subgroupsM * config.subgroupsN * kFrag * 4);
-
   Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32);
   auto i32c = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(v));
@@ -180,7 +164,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     return arith::ShRUIOp::create(ob, loc, rounded, i32c(ob, 16));
   };
   // Packs 8 values into a unit (and bf16x3's low parts into `low`).
-  auto pack = [&](OpBuilder &ob, ArrayRef<Value> values, Value &low) {
+  auto packUnit = [&](OpBuilder &ob, ArrayRef<Value> values, Value &low) {
     if (!convertF32 || !config.bf16) {
       // f16: the values as they are, or rounded from f32.
       Type f16 = Float16Type::get(ctx);
@@ -228,6 +212,257 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         .getResult();
   };
 
+  // Packed operands: [d0][d2][d3][d1 / 8] units of both 4-d operands
+  // (the input [N][C][H][W] and the filter [F][C][KH][KW] have their
+  // channels at dimension 1), the low parts' plane after the high one.
+  // buildPackKernel (the filter's, a few KiB to MiB): a thread per unit,
+  // neighbouring threads along d3.
+  Value packedView[2];
+  int64_t packedUnits[2] = {0, 0};
+  auto buildPackKernel = [&](unsigned operand) {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(op.getDpsInputs()[operand].getType()).getShape();
+    int64_t groups = shape[1] / 8;
+    int64_t units = shape[0] * groups * shape[2] * shape[3];
+    int64_t planes = high ? 2 : 1;
+    Value buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get({units * planes * 4}, i32));
+    packedView[operand] =
+        UnrealizedConversionCastOp::create(
+            b, loc, MemRefType::get({units * planes}, copyType), buffer)
+            .getResult(0);
+    packedUnits[operand] = units;
+    constexpr int64_t threads = 256;
+    auto pack =
+        gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(units, threads)),
+                              c1, c1, cst(b, threads), c1, c1);
+    OpBuilder kb = OpBuilder::atBlockBegin(&pack.getBody().front());
+    Value unit = arith::AddIOp::create(
+        kb, loc,
+        arith::MulIOp::create(kb, loc, pack.getBlockIds().x, cst(kb, threads)),
+        pack.getThreadIds().x);
+    auto guard = scf::IfOp::create(
+        kb, loc,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, unit,
+                              cst(kb, units)),
+        /*withElseRegion=*/false);
+    gpu::TerminatorOp::create(kb, loc);
+    OpBuilder gb = guard.getThenBodyBuilder();
+    SmallVector<Value> at = fx::delinearize(
+        gb, loc, unit, ArrayRef<int64_t>{shape[0], groups, shape[2], shape[3]});
+    Value channel0 = arith::MulIOp::create(gb, loc, at[1], cst(gb, 8));
+    Value zeroValue =
+        arith::ConstantOp::create(gb, loc,
+                                  gb.getZeroAttr(getElementTypeOrSelf(
+                                      op.getDpsInputs()[operand].getType())));
+    SmallVector<Value> values;
+    for (int64_t e = 0; e < 8; ++e) {
+      Value ok;
+      Value value = loadGemmInput(
+          gb, loc, op, fusion, operand,
+          {at[0], arith::AddIOp::create(gb, loc, channel0, cst(gb, e)), at[2],
+           at[3]},
+          ok);
+      values.push_back(
+          ok ? arith::SelectOp::create(gb, loc, ok, value, zeroValue)
+                   .getResult()
+             : value);
+    }
+    Value low;
+    Value hiUnit = packUnit(gb, values, low);
+    Value address = arith::AddIOp::create(
+        gb, loc,
+        arith::MulIOp::create(
+            gb, loc,
+            arith::AddIOp::create(
+                gb, loc,
+                arith::MulIOp::create(
+                    gb, loc,
+                    arith::AddIOp::create(
+                        gb, loc,
+                        arith::MulIOp::create(gb, loc, at[0],
+                                              cst(gb, shape[2])),
+                        at[2]),
+                    cst(gb, shape[3])),
+                at[3]),
+            cst(gb, groups)),
+        at[1]);
+    memref::StoreOp::create(gb, loc, hiUnit, packedView[operand], address);
+    if (high)
+      memref::StoreOp::create(
+          gb, loc, low, packedView[operand],
+          ValueRange{arith::AddIOp::create(gb, loc, address, cst(gb, units))});
+  };
+  // The input's packing kernel transposes through workgroup memory: a
+  // workgroup takes `channels` x `columns` elements of one image row,
+  // loaded along the row (coalesced), and writes their units along the
+  // channels (coalesced); a thread per unit, as buildPackKernel, wrote
+  // 16 bytes a unit apart and ran at a third of the memory's bandwidth.
+  auto buildInputPackKernel = [&]() {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(op.getDpsInputs()[0].getType()).getShape();
+    int64_t batch = shape[0], channels = shape[1], height = shape[2],
+            width = shape[3];
+    int64_t groups = channels / 8;
+    int64_t units = batch * groups * height * width;
+    int64_t planes = high ? 2 : 1;
+    Value buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get({units * planes * 4}, i32));
+    packedView[0] =
+        UnrealizedConversionCastOp::create(
+            b, loc, MemRefType::get({units * planes}, copyType), buffer)
+            .getResult(0);
+    packedUnits[0] = units;
+    constexpr int64_t threads = 256, elements = 8 * threads;
+    int64_t blockC = channels % 64 == 0   ? 64
+                     : channels % 32 == 0 ? 32
+                     : channels % 16 == 0 ? 16
+                                          : 8;
+    int64_t blockW = elements / blockC, stride = blockW + 1;
+    int64_t blocksW = llvm::divideCeil(width, blockW);
+    auto pack = gpu::LaunchOp::create(
+        b, loc, cst(b, blocksW * (channels / blockC)), cst(b, height),
+        cst(b, batch), cst(b, threads), c1, c1);
+    OpBuilder kb = OpBuilder::atBlockBegin(&pack.getBody().front());
+    Value t = pack.getThreadIds().x, image = pack.getBlockIds().z,
+          row = pack.getBlockIds().y;
+    Value cBlock =
+        arith::DivUIOp::create(kb, loc, pack.getBlockIds().x, cst(kb, blocksW));
+    Value w0 = arith::MulIOp::create(
+        kb, loc,
+        arith::RemUIOp::create(kb, loc, pack.getBlockIds().x, cst(kb, blocksW)),
+        cst(kb, blockW));
+    Value c0 = arith::MulIOp::create(kb, loc, cBlock, cst(kb, blockC));
+    Value shared = memref::AllocOp::create(
+        kb, loc,
+        MemRefType::get({blockC * stride}, f32, AffineMap(),
+                        kb.getI64IntegerAttr(kWorkgroupMemorySpace)));
+    Type element = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+    Value zeroValue =
+        arith::ConstantOp::create(kb, loc, kb.getZeroAttr(element));
+    for (int64_t i = 0; i < elements / threads; ++i) {
+      Value q = arith::AddIOp::create(kb, loc, t, cst(kb, i * threads));
+      Value c = arith::DivUIOp::create(kb, loc, q, cst(kb, blockW));
+      Value w = arith::RemUIOp::create(kb, loc, q, cst(kb, blockW));
+      auto [column, ok] =
+          fx::clampIndex(kb, loc, arith::AddIOp::create(kb, loc, w0, w), width);
+      Value value = loadGemmInput(
+          kb, loc, op, fusion, 0,
+          {image, arith::AddIOp::create(kb, loc, c0, c), row, column}, ok);
+      value = arith::SelectOp::create(kb, loc, ok, value, zeroValue);
+      if (!element.isF32())
+        value = arith::ExtFOp::create(kb, loc, f32, value);
+      memref::StoreOp::create(
+          kb, loc, value, shared,
+          ValueRange{arith::AddIOp::create(
+              kb, loc, arith::MulIOp::create(kb, loc, c, cst(kb, stride)), w)});
+    }
+    gpu::BarrierOp::create(kb, loc);
+    int64_t unitsPerColumn = blockC / 8;
+    Value w = arith::DivUIOp::create(kb, loc, t, cst(kb, unitsPerColumn));
+    Value unitInColumn =
+        arith::RemUIOp::create(kb, loc, t, cst(kb, unitsPerColumn));
+    Value column = arith::AddIOp::create(kb, loc, w0, w);
+    SmallVector<Value> values;
+    for (int64_t e = 0; e < 8; ++e) {
+      Value c = arith::AddIOp::create(
+          kb, loc, arith::MulIOp::create(kb, loc, unitInColumn, cst(kb, 8)),
+          cst(kb, e));
+      Value value = memref::LoadOp::create(
+          kb, loc, shared,
+          ValueRange{arith::AddIOp::create(
+              kb, loc, arith::MulIOp::create(kb, loc, c, cst(kb, stride)), w)});
+      if (!element.isF32())
+        value = arith::TruncFOp::create(kb, loc, element, value);
+      values.push_back(value);
+    }
+    Value low;
+    Value hiUnit = packUnit(kb, values, low);
+    auto guard = scf::IfOp::create(
+        kb, loc,
+        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, column,
+                              cst(kb, width)),
+        /*withElseRegion=*/false);
+    gpu::TerminatorOp::create(kb, loc);
+    OpBuilder gb = guard.getThenBodyBuilder();
+    // ((image * height + row) * width + column) * groups + unit.
+    Value address = arith::AddIOp::create(
+        gb, loc,
+        arith::MulIOp::create(
+            gb, loc,
+            arith::AddIOp::create(
+                gb, loc,
+                arith::MulIOp::create(
+                    gb, loc,
+                    arith::AddIOp::create(
+                        gb, loc,
+                        arith::MulIOp::create(gb, loc, image, cst(gb, height)),
+                        row),
+                    cst(gb, width)),
+                column),
+            cst(gb, groups)),
+        arith::AddIOp::create(
+            gb, loc,
+            arith::MulIOp::create(gb, loc, cBlock, cst(gb, unitsPerColumn)),
+            unitInColumn));
+    memref::StoreOp::create(gb, loc, hiUnit, packedView[0], address);
+    if (high)
+      memref::StoreOp::create(
+          gb, loc, low, packedView[0],
+          ValueRange{arith::AddIOp::create(gb, loc, address, cst(gb, units))});
+  };
+  if (config.packedConv) {
+    buildInputPackKernel();
+    buildPackKernel(1);
+  }
+  Location launchLoc =
+      config.bf16 ? Location(FusedLoc::get(
+                        ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
+                  : loc;
+  auto launch = gpu::LaunchOp::create(
+      b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
+      cst(b, llvm::divideCeil(view.rows.size(), config.m())),
+      cst(b, view.batch.size()), cst(b, config.threads()), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  threadId = launch.getThreadIds().x;
+  zero = cst(body, 0);
+  extents.assign(op.getNumLoops(), Value());
+  batchLoops.assign(op.getNumLoops(), Value());
+  if (!view.batch.loops.empty())
+    setLoops(body, view.batch, launch.getBlockIds().z, batchLoops);
+  Value tileRow = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
+                                        cst(body, config.m()));
+  Value tileCol = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                                        cst(body, config.n()));
+
+  unsigned rowOperand = view.rowOperand, colOperand = 1 - view.rowOperand;
+  // Units run along an operand's innermost dimension in memory: k when it
+  // moves with the reduction's innermost loop and not with its group's.
+  auto alongK = [&](unsigned operand, const Group &group) {
+    return config.packedConv || (isInnermost(operand, view.reduction) &&
+                                 !isInnermost(operand, group));
+  };
+  Staging staging[2] = {{rowOperand, &view.rows, config.m(), config.k,
+                         alongK(rowOperand, view.rows)},
+                        {colOperand, &view.cols, config.n(), config.k,
+                         alongK(colOperand, view.cols)}};
+
+  auto workgroupTile = [&](int64_t units) -> Value {
+    return memref::AllocOp::create(
+        body, loc,
+        MemRefType::get({units}, copyType, AffineMap(),
+                        body.getI64IntegerAttr(kWorkgroupMemorySpace)));
+  };
+  // Tiles: [operand][part] (part 1: bf16x3's low halves).
+  Value tiles[2][2];
+  for (int s = 0; s < 2; ++s)
+    for (int part = 0; part < (high ? 2 : 1); ++part)
+      tiles[s][part] =
+          workgroupTile(staging[s].rowsOfTile() * staging[s].stride());
+  // Each subgroup's 16x16 f32 fragment on its way out.
+  Value outTile =
+      workgroupTile(config.subgroupsM * config.subgroupsN * kFrag * 4);
+
   // The units this thread copies in a k step, in a fixed order; per unit,
   // its tile row and unit column.
   auto forEachUnit = [&](OpBuilder &ob,
@@ -255,7 +490,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     AffineMap map = op.getIndexingMapsArray()[st.operand];
     // Views (a collapse_shape of the batch into rows) stay in the kernel,
     // where fold-memref-alias-ops folds them into the indices.
-    if (!st.alongK || fusion.padded[st.operand] || !type ||
+    if (config.packedConv || !st.alongK || fusion.padded[st.operand] || !type ||
         input.getDefiningOp<ViewLikeOpInterface>() || !type.hasStaticShape() ||
         !type.getLayout().isIdentity() || map.getNumResults() < reductionRank)
       continue;
@@ -298,6 +533,66 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         values.push_back(
             arith::SelectOp::create(ob, loc, ok, value, zeroValue));
       };
+      if (config.packedConv) {
+        // A packed unit: k runs over (kh, kw, c / 8) units, the filter's
+        // [KH][KW][C/8] (the reduction loops are c, kh, kw).
+        ArrayRef<int64_t> filter =
+            cast<MemRefType>(op.getDpsInputs()[1].getType()).getShape();
+        int64_t groups = filter[1] / 8;
+        auto [gIndex, gOk] =
+            clamp(ob, arith::AddIOp::create(ob, loc, start, row), *st.group);
+        auto [kUnit, kOk] = fx::clampIndex(
+            ob, loc,
+            arith::AddIOp::create(
+                ob, loc, arith::DivUIOp::create(ob, loc, k0, cst(ob, 8)), col),
+            filter[2] * filter[3] * groups);
+        SmallVector<Value> tap = fx::delinearize(
+            ob, loc, kUnit, ArrayRef<int64_t>{filter[2], filter[3], groups});
+        SmallVector<Value> loops = batchLoops;
+        setLoops(ob, *st.group, gIndex, loops);
+        loops[view.reduction.loops[0]] =
+            arith::MulIOp::create(ob, loc, tap[2], cst(ob, 8));
+        loops[view.reduction.loops[1]] = tap[0];
+        loops[view.reduction.loops[2]] = tap[1];
+        SmallVector<Value> at = indices(ob, st.operand, loops);
+        ArrayRef<int64_t> shape =
+            cast<MemRefType>(op.getDpsInputs()[st.operand].getType())
+                .getShape();
+        Value address = arith::AddIOp::create(
+            ob, loc,
+            arith::MulIOp::create(
+                ob, loc,
+                arith::AddIOp::create(
+                    ob, loc,
+                    arith::MulIOp::create(
+                        ob, loc,
+                        arith::AddIOp::create(
+                            ob, loc,
+                            arith::MulIOp::create(ob, loc, at[0],
+                                                  cst(ob, shape[2])),
+                            at[2]),
+                        cst(ob, shape[3])),
+                    at[3]),
+                cst(ob, groups)),
+            tap[2]);
+        Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
+        Value okLanes = vector::BroadcastOp::create(
+            ob, loc, VectorType::get({4}, ob.getI1Type()), ok);
+        Value none = arith::ConstantOp::create(
+            ob, loc, DenseElementsAttr::get(copyType, ob.getI32IntegerAttr(0)));
+        for (int64_t plane = 0; plane < (high ? 2 : 1); ++plane) {
+          Value unit = memref::LoadOp::create(
+              ob, loc, packedView[st.operand],
+              ValueRange{plane ? arith::AddIOp::create(
+                                     ob, loc, address,
+                                     cst(ob, packedUnits[st.operand]))
+                                     .getResult()
+                               : address});
+          packed.push_back(
+              arith::SelectOp::create(ob, loc, okLanes, unit, none));
+        }
+        return;
+      }
       if (flat[st.operand]) {
         // The unit's row once; its elements at consecutive k.
         auto [gIndex, gOk] =
@@ -368,7 +663,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         }
       }
       Value low;
-      packed.push_back(pack(ob, values, low));
+      packed.push_back(packUnit(ob, values, low));
       if (high)
         packed.push_back(low);
     });
@@ -478,64 +773,75 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
 
   // Results: each subgroup stores a fragment to its own 16x16 f32 region
   // of the first tile (4 units a row), then each lane takes 8 elements,
-  // two rows of 16 per pass so that stores along a row coalesce.
+  // two rows of 16 per pass so that stores along a row coalesce. A lane
+  // keeps its column in every pass: the output indices of its columns are
+  // computed once per fragment column, outside the store guards (from
+  // clamped indices), so that CSE shares them among the fragments.
   Value region =
       arith::MulIOp::create(body, loc, subgroup, cst(body, kFrag * 4));
   Value lane =
       arith::RemUIOp::create(body, loc, threadId, cst(body, kSubgroupSize));
+  Value laneCol = arith::RemUIOp::create(body, loc, lane, cst(body, kFrag));
+  Value laneRow = arith::DivUIOp::create(body, loc, lane, cst(body, kFrag));
+  Value laneUnit = arith::AddIOp::create(
+      body, loc, region,
+      arith::AddIOp::create(
+          body, loc, arith::MulIOp::create(body, loc, laneRow, cst(body, 4)),
+          arith::DivUIOp::create(body, loc, laneCol, cst(body, 4))));
+  Value laneLane = arith::RemUIOp::create(body, loc, laneCol, cst(body, 4));
   Type outElement = getElementTypeOrSelf(op.getDpsInits()[0].getType());
+  constexpr int64_t rowsPerPass = kSubgroupSize / kFrag;
   for (int64_t i = 0; i < config.fragsM; ++i)
     for (int64_t j = 0; j < config.fragsN; ++j) {
       gpu::SubgroupMmaStoreMatrixOp::create(
           body, loc, loop.getResult(i * config.fragsN + j), outTile,
           ValueRange{region}, body.getIndexAttr(4), UnitAttr());
       gpu::BarrierOp::create(body, loc);
-      for (int64_t pass = 0; pass < kFrag * kFrag / kSubgroupSize; ++pass) {
-        Value e = arith::AddIOp::create(body, loc, lane,
-                                        cst(body, pass * kSubgroupSize));
-        Value r = arith::DivUIOp::create(body, loc, e, cst(body, kFrag));
-        Value cc = arith::RemUIOp::create(body, loc, e, cst(body, kFrag));
-        Value unit = arith::AddIOp::create(
-            body, loc, region,
-            arith::AddIOp::create(
-                body, loc, arith::MulIOp::create(body, loc, r, cst(body, 4)),
-                arith::DivUIOp::create(body, loc, cc, cst(body, 4))));
+      Value colIndex = arith::AddIOp::create(
+          body, loc, tileCol,
+          arith::AddIOp::create(
+              body, loc, blockCol,
+              arith::AddIOp::create(body, loc, laneCol, cst(body, j * kFrag))));
+      auto [colClamped, colOk] = clamp(body, colIndex, view.cols);
+      SmallVector<Value> colLoops = batchLoops;
+      setLoops(body, view.cols, colClamped, colLoops);
+      SmallVector<std::tuple<GemmResult, Value, SmallVector<Value>>> results;
+      for (int64_t pass = 0; pass < kFrag / rowsPerPass; ++pass) {
+        Value unit = arith::AddIOp::create(body, loc, laneUnit,
+                                           cst(body, pass * rowsPerPass * 4));
         Value bits = memref::LoadOp::create(body, loc, outTile, unit);
         Value lanes = vector::BitCastOp::create(
             body, loc, VectorType::get({4}, f32), bits);
         Value value = vector::ExtractOp::create(
-            body, loc, lanes,
-            ArrayRef<OpFoldResult>{
-                arith::RemUIOp::create(body, loc, cc, cst(body, 4))
-                    .getResult()});
+            body, loc, lanes, ArrayRef<OpFoldResult>{laneLane});
         Value rowIndex = arith::AddIOp::create(
             body, loc, tileRow,
             arith::AddIOp::create(
                 body, loc, blockRow,
-                arith::AddIOp::create(body, loc, r, cst(body, i * kFrag))));
-        Value colIndex = arith::AddIOp::create(
-            body, loc, tileCol,
-            arith::AddIOp::create(
-                body, loc, blockCol,
-                arith::AddIOp::create(body, loc, cc, cst(body, j * kFrag))));
+                arith::AddIOp::create(
+                    body, loc, laneRow,
+                    cst(body, i * kFrag + pass * rowsPerPass))));
         auto [rowClamped, rowOk] = clamp(body, rowIndex, view.rows);
-        auto [colClamped, colOk] = clamp(body, colIndex, view.cols);
-        Value ok = arith::AndIOp::create(body, loc, rowOk, colOk);
-        auto guard = scf::IfOp::create(body, loc, ok, /*withElse=*/false);
-        OpBuilder gb = guard.getThenBodyBuilder();
-        SmallVector<Value> loops = batchLoops;
-        setLoops(gb, view.rows, rowClamped, loops);
-        setLoops(gb, view.cols, colClamped, loops);
-        SmallVector<Value> outIndex = indices(gb, 2, loops);
+        SmallVector<Value> loops = colLoops;
+        setLoops(body, view.rows, rowClamped, loops);
+        SmallVector<Value> outIndex = indices(body, 2, loops);
         if (outElement != f32)
-          value = arith::TruncFOp::create(gb, loc, outElement, value);
+          value = arith::TruncFOp::create(body, loc, outElement, value);
         // linalg accumulates into the output's initial value.
         if (!fusion.zeroInit)
           value = arith::AddFOp::create(
-              gb, loc,
-              memref::LoadOp::create(gb, loc, op.getDpsInits()[0], outIndex),
+              body, loc,
+              memref::LoadOp::create(body, loc, op.getDpsInits()[0], outIndex),
               value);
-        storeGemmResult(gb, loc, op, fusion, value, outIndex);
+        results.push_back(
+            {computeGemmResult(body, loc, op, fusion, value, outIndex),
+             arith::AndIOp::create(body, loc, rowOk, colOk), outIndex});
+      }
+      // The stores after all the loads of the fragment.
+      for (auto &[result, ok, outIndex] : results) {
+        auto guard = scf::IfOp::create(body, loc, ok, /*withElse=*/false);
+        OpBuilder gb = guard.getThenBodyBuilder();
+        storeGemmValues(gb, loc, op, fusion, result, outIndex);
       }
       gpu::BarrierOp::create(body, loc);
     }

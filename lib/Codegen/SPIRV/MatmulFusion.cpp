@@ -344,17 +344,16 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
   return memref::LoadOp::create(b, loc, padded->source, inner);
 }
 
-void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
-                     const GemmFusion &fusion, Value acc,
-                     ArrayRef<Value> indices) {
-  Value out = op.getDpsInits()[0];
-  if (fusion.storeAccumulator || !fusion.epilogue)
-    memref::StoreOp::create(b, loc, acc, out, indices);
+GemmResult computeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             const GemmFusion &fusion, Value acc,
+                             ArrayRef<Value> indices) {
+  GemmResult result{acc, Value()};
   linalg::GenericOp epilogue = fusion.epilogue;
   if (!epilogue)
-    return;
+    return result;
   // The epilogue's loops are the output's indices (its map of the output
   // and of its own result are identities).
+  Value out = op.getDpsInits()[0];
   Block &body = epilogue.getRegion().front();
   IRMapping mapping;
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
@@ -371,9 +370,26 @@ void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
   }
   for (Operation &bodyOp : body.without_terminator())
     b.clone(bodyOp, mapping);
-  memref::StoreOp::create(
-      b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
-      epilogue.getDpsInits()[0], indices);
+  result.epilogue =
+      mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+  return result;
+}
+
+void storeGemmValues(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                     const GemmFusion &fusion, const GemmResult &result,
+                     ArrayRef<Value> indices) {
+  if (fusion.storeAccumulator || !fusion.epilogue)
+    memref::StoreOp::create(b, loc, result.acc, op.getDpsInits()[0], indices);
+  if (linalg::GenericOp epilogue = fusion.epilogue)
+    memref::StoreOp::create(b, loc, result.epilogue, epilogue.getDpsInits()[0],
+                            indices);
+}
+
+void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                     const GemmFusion &fusion, Value acc,
+                     ArrayRef<Value> indices) {
+  storeGemmValues(b, loc, op, fusion,
+                  computeGemmResult(b, loc, op, fusion, acc, indices), indices);
 }
 
 } // namespace mlir::fx::matmul

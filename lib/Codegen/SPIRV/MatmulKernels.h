@@ -149,6 +149,20 @@ void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
                      const GemmFusion &fusion, Value acc,
                      ArrayRef<Value> indices);
 
+/// storeGemmResult in two halves, so that a kernel can load and compute
+/// unconditionally (at clamped indices) and guard only the stores: the
+/// epilogue's loads inside a store guard each wait for memory in turn.
+struct GemmResult {
+  Value acc;      // the accumulated value
+  Value epilogue; // the epilogue's result, if there is an epilogue
+};
+GemmResult computeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             const GemmFusion &fusion, Value acc,
+                             ArrayRef<Value> indices);
+void storeGemmValues(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                     const GemmFusion &fusion, const GemmResult &result,
+                     ArrayRef<Value> indices);
+
 /// Whether `body` computes `acc + cast(a) * cast(b)` of its three arguments
 /// (casts optional), in floating point.
 bool isMultiplyAccumulate(Block &body);
@@ -303,6 +317,11 @@ struct CoopGemmConfig {
   Precision precision = Precision::High;
   /// Operand fragments are bf16 (else f16).
   bool bf16 = true;
+  /// An NCHW convolution whose operands are first repacked by two small
+  /// kernels (channels innermost, 8 to a 16-byte unit, already converted
+  /// to the fragments' type), so that the GEMM stages a unit with one load
+  /// instead of eight loads, bounds checks and conversions.
+  bool packedConv = false;
   int64_t m() const { return subgroupsM * fragsM * kFrag; }
   int64_t n() const { return subgroupsN * fragsN * kFrag; }
   int64_t threads() const { return subgroupsM * subgroupsN * kSubgroupSize; }
@@ -310,10 +329,9 @@ struct CoopGemmConfig {
 
 /// The configuration for `view`, or a reason the SIMT kernel serves it
 /// better (too few tiles, dynamic sizes, types).
-FailureOr<CoopGemmConfig> chooseCoopGemm(linalg::LinalgOp op,
-                                         const GemmView &view,
-                                         Precision precision, bool allowBF16,
-                                         std::string &why);
+FailureOr<CoopGemmConfig>
+chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
+               bool allowBF16, int64_t packedConvMinMacs, std::string &why);
 
 /// The location metadata that marks a kernel whose fragments are bf16 for
 /// fx-retype-bf16-cooperative-matrices.

@@ -112,6 +112,17 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     accordingly; results
     leave through workgroup memory a fragment at a time, with the output's
     initial value, the epilogue and guarded stores.
+
+    NCHW convolutions (`linalg.conv_2d_nchw_fchw`) with channels a multiple
+    of 8 and at least `packed-conv-min-macs` multiply-accumulates first
+    repack both operands, each with a small kernel of its own: the input
+    (through its zero padding) as [N][H][W][C/8] and the filter as
+    [F][KH][KW][C/8] units of 8 channels, converted to the fragments' type
+    once (bf16x3 as two planes, high and low parts). The GEMM then runs
+    over k = (kh, kw, c) and stages a unit with one 16-byte load: the
+    implicit-GEMM loads of an NCHW input otherwise cost eight loads, index
+    computations, bounds checks and conversions per unit, for every tap of
+    the window.
   }];
   let options = [
     Option<"report", "report", "bool", /*default=*/"false",
@@ -131,6 +142,11 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
            "split into bf16 high and low parts, three products summed in "
            "f32), 'medium' (operands rounded to bf16, f16 without bf16 "
            "fragments; f32 accumulation)">,
+    Option<"packedConvMinMacs", "packed-conv-min-macs", "int64_t",
+           /*default=*/"268435456",
+           "NCHW convolutions of at least this many multiply-accumulates "
+           "on the tensor cores repack their operands first (two more "
+           "dispatches); -1: never">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::affine::AffineDialect",
