@@ -92,6 +92,38 @@ func.func @small_conv(%in: memref<9x8x34x34xf32>, %w: memref<64x8x3x3xf32>, %out
 
 // -----
 
+// A batch-1 3x3 convolution: 64 x 3136 outputs are 49 tiles of 64x64, too
+// few for the GPU, and k = 576 splits 6 ways (96 each, 6 k steps): the
+// GEMM kernel's grid z is (batch, split), each workgroup reducing its part
+// of k into a [split][batch][row][column] temporary from its clamped
+// indices; a second kernel adds the parts and applies the epilogue.
+// HIGH-LABEL: func.func @split_conv
+// HIGH: %[[PART:.*]] = memref.alloc() : memref<6x1x64x3136xf32>
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c49, {{.*}} = %c1{{.*}}, {{.*}} = %c6)
+// HIGH: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
+// HIGH: gpu.subgroup_mma_compute
+// HIGH: memref.store %{{.*}}, %[[PART]]
+// HIGH: gpu.launch
+// HIGH-COUNT-6: memref.load %[[PART]]
+// HIGH: arith.maximumf
+// HIGH: return
+func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %out: memref<1x64x56x56xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x64x56x56xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x64x56x56xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x3136x576 on bf16x3 fragments, 64x64 tiles, k step 16, k split 6 ways}}
+  // expected-remark @below {{fused into the kernel: zero initial value, elementwise epilogue}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<1x64x58x58xf32>, memref<64x64x3x3xf32>) outs(%acc : memref<1x64x56x56xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<1x64x56x56xf32>) outs(%out : memref<1x64x56x56xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Too few tiles for the tensor cores to pay without split-k: the SIMT
 // kernel (which splits k) takes it.
 func.func @small(%a: memref<64x4096xf32>, %b: memref<4096x64xf32>, %c: memref<64x64xf32>) {

@@ -124,16 +124,22 @@ struct MapMatmulsToGPUPass
                              : config->precision == Precision::High ? "bf16x3"
                              : config->bf16                         ? "bf16"
                                                                     : "f16";
-          op->emitRemark() << "cooperative-matrix GEMM: " << sizeText(view.rows)
-                           << "x" << sizeText(view.cols) << "x"
-                           << view.reduction.size() << " on " << kind
-                           << " fragments, " << config->m() << "x"
-                           << config->n() << " tiles, k step " << config->k
-                           << (config->packedConv ? ", operands repacked" : "");
+          op->emitRemark()
+              << "cooperative-matrix GEMM: " << sizeText(view.rows) << "x"
+              << sizeText(view.cols) << "x" << view.reduction.size() << " on "
+              << kind << " fragments, " << config->m() << "x" << config->n()
+              << " tiles, k step " << config->k
+              << (config->splits > 1
+                      ? ", k split " + std::to_string(config->splits) + " ways"
+                      : "")
+              << (config->packedConv ? ", operands repacked" : "");
           if (!fused.empty())
             op->emitRemark() << "fused into the kernel: " << fused;
         }
-        GemmKernelBuilder(op, view, TileConfig(), fusion)
+        // The split-sum kernel reads the split count from the SIMT tile.
+        TileConfig splitTile;
+        splitTile.splits = config->splits;
+        GemmKernelBuilder(op, view, splitTile, fusion)
             .buildCooperative(*config);
         fusion.eraseAbsorbed();
         continue;

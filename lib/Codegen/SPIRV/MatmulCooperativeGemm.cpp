@@ -107,16 +107,36 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // 32 from 10.6 to 14.4 ms (a 1x1 convolution 32x64x56x56 -> 256: 0.19 ->
   // 0.27 ms), and a k step of 32 from 9.3 to 9.9 ms.
   bool flatOperands = linalg::isaContractionOpInterface(op);
-  if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
-    config.subgroupsM = config.subgroupsN = 2;
-    config.fragsM = config.fragsN = 2;
-    if (tiles(64, 64) < kCoopMinTiles)
-      return fail("only " + Twine(tiles(64, 64)) + " 64x64 output tiles");
-  }
   // bf16x3 stages two tiles per operand: half the k step keeps workgroup
   // memory near 20 KiB (and a k step of 32 at high measured slower on an
   // H200: resnet50 at batch 32 13.9 -> 16.2 ms).
   config.k = config.precision == Precision::High ? 16 : 32;
+  if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
+    config.subgroupsM = config.subgroupsN = 2;
+    config.fragsM = config.fragsN = 2;
+    int64_t count = tiles(64, 64);
+    if (count < kCoopMinTiles) {
+      // Split-k for convolutions: about two workgroups per SM, each
+      // reducing at least four k steps. resnet18 at batch 1 (3x3
+      // convolutions of 8 to 49 tiles, k = 576 to 4608) went from 0.572 to
+      // 0.543 ms on an H200 (most of its convolutions 24-27 -> 18-20 us,
+      // two 27 -> 38); a transformer encoder's linear layers (1024x256
+      // outputs) were slower than on the SIMT kernel's split-k (0.407 ->
+      // 0.427 ms) and stay there. The partial sums are f32: an f16 output
+      // stays unsplit.
+      int64_t reduction = view.reduction.size();
+      int64_t splits =
+          std::min<int64_t>(llvm::divideCeil(2 * kCoopMinTiles, count),
+                            reduction / (4 * config.k));
+      if (splits >= 2 && c.isF32() && linalg::isaConvolutionOpInterface(op)) {
+        config.kPerSplit = llvm::alignTo(llvm::divideCeil(reduction, splits),
+                                         uint64_t(config.k));
+        config.splits = llvm::divideCeil(reduction, config.kPerSplit);
+      }
+      if (count * config.splits < kCoopMinTiles)
+        return fail("only " + Twine(count) + " 64x64 output tiles");
+    }
+  }
   // Workgroup memory within the 48 KiB every NVIDIA GPU gives a workgroup
   // without opting in: a larger k step of 64x256 tiles at high lost the
   // device.
@@ -419,17 +439,31 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       config.bf16 ? Location(FusedLoc::get(
                         ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
                   : loc;
+  // Split-k partial sums go to [split][batch][row][column] of a temporary.
+  Value partial;
+  if (config.splits > 1)
+    partial = memref::AllocOp::create(
+        b, loc,
+        MemRefType::get({config.splits, view.batch.size(), view.rows.size(),
+                         view.cols.size()},
+                        Float32Type::get(ctx)));
   auto launch = gpu::LaunchOp::create(
       b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
       cst(b, llvm::divideCeil(view.rows.size(), config.m())),
-      cst(b, view.batch.size()), cst(b, config.threads()), c1, c1);
+      cst(b, view.batch.size() * config.splits), cst(b, config.threads()), c1,
+      c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
   zero = cst(body, 0);
   extents.assign(op.getNumLoops(), Value());
   batchLoops.assign(op.getNumLoops(), Value());
+  // The grid's z is (batch, split).
+  SmallVector<Value> batchAndSplit =
+      fx::delinearize(body, loc, launch.getBlockIds().z,
+                      ArrayRef<int64_t>{view.batch.size(), config.splits});
+  Value batchLinear = batchAndSplit[0], split = batchAndSplit[1];
   if (!view.batch.loops.empty())
-    setLoops(body, view.batch, launch.getBlockIds().z, batchLoops);
+    setLoops(body, view.batch, batchLinear, batchLoops);
   Value tileRow = arith::MulIOp::create(body, loc, launch.getBlockIds().y,
                                         cst(body, config.m()));
   Value tileCol = arith::MulIOp::create(body, loc, launch.getBlockIds().x,
@@ -697,20 +731,30 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       arith::ConstantOp::create(body, loc, body.getF32FloatAttr(0.0f)));
   SmallVector<Value> init(config.fragsM * config.fragsN, accZero);
 
-  storeStep(body, loadStep(body, zero));
-  gpu::BarrierOp::create(body, loc);
+  // This workgroup's range of k: all of it, or its split's part.
   int64_t k = view.reduction.size();
-  int64_t steps = llvm::divideCeil(k, config.k);
-  auto loop = scf::ForOp::create(body, loc, zero, cst(body, steps * config.k),
-                                 cst(body, config.k), init);
+  int64_t kSpan = llvm::divideCeil(k, config.k) * config.k;
+  Value kBegin = zero, kEnd = cst(body, kSpan);
+  if (config.splits > 1) {
+    kBegin =
+        arith::MulIOp::create(body, loc, split, cst(body, config.kPerSplit));
+    kEnd = arith::MinUIOp::create(
+        body, loc,
+        arith::AddIOp::create(body, loc, kBegin, cst(body, config.kPerSplit)),
+        kEnd);
+  }
+  Value kLast = arith::SubIOp::create(body, loc, kEnd, cst(body, config.k));
+  storeStep(body, loadStep(body, kBegin));
+  gpu::BarrierOp::create(body, loc);
+  auto loop =
+      scf::ForOp::create(body, loc, kBegin, kEnd, cst(body, config.k), init);
   {
     OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
     Value k0 = loop.getInductionVar();
     // The next step (the last iteration reloads its own rather than
     // branch).
     Value nextK = arith::MinUIOp::create(
-        lb, loc, arith::AddIOp::create(lb, loc, k0, cst(lb, config.k)),
-        cst(lb, (steps - 1) * config.k));
+        lb, loc, arith::AddIOp::create(lb, loc, k0, cst(lb, config.k)), kLast);
     SmallVector<Value> staged = loadStep(lb, nextK);
     SmallVector<Value> acc(loop.getRegionIterArgs());
     // Fragment loads: the unit offset of (tile row r, k kk) in a tile.
@@ -825,6 +869,14 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         SmallVector<Value> loops = colLoops;
         setLoops(body, view.rows, rowClamped, loops);
         SmallVector<Value> outIndex = indices(body, 2, loops);
+        Value ok = arith::AndIOp::create(body, loc, rowOk, colOk);
+        if (partial) {
+          auto guard = scf::IfOp::create(body, loc, ok, /*withElse=*/false);
+          OpBuilder gb = guard.getThenBodyBuilder();
+          SmallVector<Value> at = {split, batchLinear, rowClamped, colClamped};
+          memref::StoreOp::create(gb, loc, value, partial, at);
+          continue;
+        }
         if (outElement != f32)
           value = arith::TruncFOp::create(body, loc, outElement, value);
         // linalg accumulates into the output's initial value.
@@ -834,8 +886,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
               memref::LoadOp::create(body, loc, op.getDpsInits()[0], outIndex),
               value);
         results.push_back(
-            {computeGemmResult(body, loc, op, fusion, value, outIndex),
-             arith::AndIOp::create(body, loc, rowOk, colOk), outIndex});
+            {computeGemmResult(body, loc, op, fusion, value, outIndex), ok,
+             outIndex});
       }
       // The stores after all the loads of the fragment.
       for (auto &[result, ok, outIndex] : results) {
@@ -846,6 +898,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       gpu::BarrierOp::create(body, loc);
     }
   gpu::TerminatorOp::create(body, loc);
+  if (partial)
+    buildSplitSum(b, partial);
   op->erase();
 }
 

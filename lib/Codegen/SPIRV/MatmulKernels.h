@@ -322,6 +322,10 @@ struct CoopGemmConfig {
   /// to the fragments' type), so that the GEMM stages a unit with one load
   /// instead of eight loads, bounds checks and conversions.
   bool packedConv = false;
+  /// Split-k (outputs of too few tiles to fill the GPU, long k): workgroups
+  /// per output tile, each reducing kPerSplit of k (a multiple of k) into a
+  /// temporary; a second kernel (buildSplitSum) adds them up.
+  int64_t splits = 1, kPerSplit = 0;
   int64_t m() const { return subgroupsM * fragsM * kFrag; }
   int64_t n() const { return subgroupsN * fragsN * kFrag; }
   int64_t threads() const { return subgroupsM * subgroupsN * kSubgroupSize; }
