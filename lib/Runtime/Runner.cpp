@@ -219,10 +219,13 @@ Comparison fx::rt::compareTensors(const Tensor &got, const Tensor &want,
   Comparison c;
   for (size_t i = 0; i < got.numel(); ++i) {
     double a = got.getAsDouble(i), b = want.getAsDouble(i);
-    if (std::isnan(a) && std::isnan(b))
+    // Equal infinities match (their difference is NaN), as in allclose;
+    // an infinity matches nothing else (rtol * inf would admit anything).
+    if ((std::isnan(a) && std::isnan(b)) || a == b)
       continue;
     double abs = std::fabs(a - b);
-    if (std::isnan(abs) || abs > atol + rtol * std::fabs(b))
+    if (std::isnan(abs) || std::isinf(a) || std::isinf(b) ||
+        abs > atol + rtol * std::fabs(b))
       ++c.mismatches;
     if (std::isnan(abs))
       abs = INFINITY;

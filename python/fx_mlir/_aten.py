@@ -75,7 +75,11 @@ _UNARY = {
     "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "exp": "exp", "log": "log",
     "sqrt": "sqrt", "rsqrt": "rsqrt", "reciprocal": "reciprocal", "sin": "sin", "cos": "cos",
     "erf": "erf", "silu": "silu", "hardswish": "hardswish", "hardsigmoid": "hardsigmoid",
-    "neg": "neg", "abs": "abs",
+    "neg": "neg", "abs": "abs", "tan": "tan", "asin": "asin", "acos": "acos",
+    "atan": "atan", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
+    "atanh": "atanh", "log1p": "log1p", "expm1": "expm1", "log2": "log2",
+    "log10": "log10", "floor": "floor", "ceil": "ceil", "round": "round",
+    "trunc": "trunc", "sign": "sign",
 }
 
 

@@ -54,6 +54,13 @@ check("normalize-p0", lambda x: F.normalize(x, p=0, dim=1), torch.randn(3, 4))
 check("arange-empty", lambda x: x + torch.arange(1, 1, 1).sum(), torch.randn(2))
 # CHECK-NEXT: linear-empty-batch PASS [(0, 4)]
 check("linear-empty-batch", F.linear, torch.randn(0, 3), torch.randn(4, 3), torch.randn(4))
+# Rounding, sign and the inverse and hyperbolic functions as a user calls
+# them (torch.export's Core ATen ops or make_fx's), tiny and NaN inputs.
+# CHECK-NEXT: unary-math PASS [(3, 4), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4)]
+check("unary-math", lambda x: (torch.floor(x), torch.round(x * 2), torch.trunc(x), torch.sign(x),
+                               torch.log1p(x * 1e-6), torch.expm1(x), torch.asinh(x),
+                               torch.atanh(x / 4)),
+      torch.cat([torch.randn(11), torch.tensor([float("nan")])]).reshape(3, 4))
 # CHECK-NOT: FAIL
 
 if not hasattr(torch, "export"):

@@ -59,6 +59,14 @@ TEST(RunnerTest, CompareTensorsLikeAllclose) {
   EXPECT_EQ(c.mismatches, 3u);
   EXPECT_TRUE(std::isinf(c.maxAbs));
   EXPECT_DOUBLE_EQ(c.maxRel, 0.5);
+  // Infinities match their own sign only.
+  Tensor inf = filled({2}, {INFINITY, -INFINITY});
+  EXPECT_EQ(
+      compareTensors(filled({2}, {INFINITY, -INFINITY}), inf, 0, 0).mismatches,
+      0u);
+  EXPECT_EQ(
+      compareTensors(filled({2}, {-INFINITY, 1}), inf, 0.1, 0.1).mismatches,
+      2u);
 }
 
 TEST(RunnerTest, BindArguments) {

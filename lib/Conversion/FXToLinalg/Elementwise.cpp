@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -79,6 +80,220 @@ Value computeUnary(CosOp, OpBuilder &b, Location loc, Value x) {
 }
 Value computeUnary(ErfOp, OpBuilder &b, Location loc, Value x) {
   return math::ErfOp::create(b, loc, x);
+}
+Value computeUnary(TanOp, OpBuilder &b, Location loc, Value x) {
+  return math::TanOp::create(b, loc, x);
+}
+/// `value`, NaN where `outside` holds: GLSL.std.450 leaves Sqrt and Log of
+/// negative numbers undefined (lavapipe's square root of -24 was no NaN),
+/// so results outside a function's domain are made NaN explicitly.
+Value nanWhere(OpBuilder &b, Location loc, Value outside, Value value) {
+  return arith::SelectOp::create(
+      b, loc, outside,
+      constant(b, loc, value.getType(),
+               std::numeric_limits<double>::quiet_NaN()),
+      value);
+}
+/// |x| > 1 (false for NaN, which stays NaN anyway).
+Value beyondOne(OpBuilder &b, Location loc, Value x) {
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                               math::AbsFOp::create(b, loc, x),
+                               constant(b, loc, x.getType(), 1));
+}
+
+// asin and acos through atan: Mesa's GLSL.std.450 Asin and Acos (lavapipe)
+// were 4e-4 off, its Atan 1.4e-5. (1 - x)(1 + x) keeps 1 - x^2 exact near
+// |x| = 1; |x| > 1 gives a NaN root, x = +-1 an infinite ratio.
+Value computeUnary(AsinOp, OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value root = math::SqrtOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, arith::SubFOp::create(b, loc, one, x),
+                            arith::AddFOp::create(b, loc, one, x)));
+  return nanWhere(
+      b, loc, beyondOne(b, loc, x),
+      math::AtanOp::create(b, loc, arith::DivFOp::create(b, loc, x, root)));
+}
+Value computeUnary(AcosOp, OpBuilder &b, Location loc, Value x) {
+  // acos(x) = 2 atan(sqrt((1 - x) / (1 + x))).
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value root = math::SqrtOp::create(
+      b, loc,
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, one, x),
+                            arith::AddFOp::create(b, loc, one, x)));
+  return nanWhere(b, loc, beyondOne(b, loc, x),
+                  arith::MulFOp::create(b, loc,
+                                        math::AtanOp::create(b, loc, root),
+                                        constant(b, loc, t, 2)));
+}
+Value computeUnary(AtanOp, OpBuilder &b, Location loc, Value x) {
+  return math::AtanOp::create(b, loc, x);
+}
+Value computeUnary(SinhOp, OpBuilder &b, Location loc, Value x) {
+  return math::SinhOp::create(b, loc, x);
+}
+Value computeUnary(CoshOp, OpBuilder &b, Location loc, Value x) {
+  return math::CoshOp::create(b, loc, x);
+}
+Value computeUnary(Log2Op, OpBuilder &b, Location loc, Value x) {
+  return math::Log2Op::create(b, loc, x);
+}
+Value computeUnary(Log10Op, OpBuilder &b, Location loc, Value x) {
+  return math::Log10Op::create(b, loc, x);
+}
+// log1p and expm1 from log and exp with Kahan's correction: MLIR 22 lowers
+// math.log1p and math.expm1 to log(1 + x) and exp(x) - 1 for LLVM and
+// SPIR-V alike, which lose every digit for |x| near 1e-8. With u = 1 + x
+// rounded, log(u) * x / (u - 1) cancels the rounding of u; likewise
+// (exp(x) - 1) * x / log(exp(x)).
+Value log1p(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value u = arith::AddFOp::create(b, loc, one, x);
+  Value corrected = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), x),
+      arith::SubFOp::create(b, loc, u, one));
+  Value exact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
+  Value infinite = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, u,
+      constant(b, loc, t, std::numeric_limits<double>::infinity()));
+  // u == 1: x is below half an ulp of 1 and log1p(x) is x; u == inf: inf.
+  Value result = arith::SelectOp::create(
+      b, loc, exact, x,
+      arith::SelectOp::create(b, loc, infinite, u, corrected));
+  Value outside = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                        constant(b, loc, t, -1));
+  return nanWhere(b, loc, outside, result);
+}
+Value computeUnary(Log1pOp, OpBuilder &b, Location loc, Value x) {
+  return log1p(b, loc, x);
+}
+Value computeUnary(Expm1Op, OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value u = math::ExpOp::create(b, loc, x);
+  Value um1 = arith::SubFOp::create(b, loc, u, one);
+  Value corrected =
+      arith::DivFOp::create(b, loc, arith::MulFOp::create(b, loc, um1, x),
+                            math::LogOp::create(b, loc, u));
+  Value exact =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one);
+  // exp(x) - 1 == -1 (x very negative) and exp(x) == inf are exact.
+  Value saturated = arith::OrIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, um1,
+                            constant(b, loc, t, -1)),
+      arith::CmpFOp::create(
+          b, loc, arith::CmpFPredicate::OEQ, u,
+          constant(b, loc, t, std::numeric_limits<double>::infinity())));
+  return arith::SelectOp::create(
+      b, loc, exact, x,
+      arith::SelectOp::create(b, loc, saturated, um1, corrected));
+}
+// The inverse hyperbolic functions through log1p: MLIR 22 lowers
+// math.asinh, math.acosh and math.atanh neither to LLVM nor to SPIR-V.
+// Beyond 2^28 the square roots' 1 is below an ulp of x^2, and x^2 would
+// overflow from about 1.8e19: log(2|x|) there.
+Value largeArgumentLog(OpBuilder &b, Location loc, Value a) {
+  return arith::AddFOp::create(b, loc, math::LogOp::create(b, loc, a),
+                               constant(b, loc, a.getType(), M_LN2));
+}
+Value computeUnary(AsinhOp, OpBuilder &b, Location loc, Value x) {
+  // asinh(|x|) = log1p(|x| + x^2 / (1 + sqrt(1 + x^2))), odd.
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value a = math::AbsFOp::create(b, loc, x);
+  Value a2 = arith::MulFOp::create(b, loc, a, a);
+  Value root =
+      math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, one, a2));
+  Value small =
+      log1p(b, loc,
+            arith::AddFOp::create(
+                b, loc, a,
+                arith::DivFOp::create(
+                    b, loc, a2, arith::AddFOp::create(b, loc, one, root))));
+  Value large = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a,
+                                      constant(b, loc, t, 0x1p28));
+  Value magnitude = arith::SelectOp::create(b, loc, large,
+                                            largeArgumentLog(b, loc, a), small);
+  return math::CopySignOp::create(b, loc, magnitude, x);
+}
+Value computeUnary(AcoshOp, OpBuilder &b, Location loc, Value x) {
+  // acosh(x) = log1p((x - 1) + sqrt((x - 1)(x + 1))), NaN below 1.
+  Type t = x.getType();
+  Value one = constant(b, loc, t, 1);
+  Value below = arith::SubFOp::create(b, loc, x, one);
+  Value root = math::SqrtOp::create(
+      b, loc,
+      arith::MulFOp::create(b, loc, below,
+                            arith::AddFOp::create(b, loc, x, one)));
+  Value small = log1p(b, loc, arith::AddFOp::create(b, loc, below, root));
+  Value large = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x,
+                                      constant(b, loc, t, 0x1p28));
+  Value outside =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, one);
+  return nanWhere(b, loc, outside,
+                  arith::SelectOp::create(b, loc, large,
+                                          largeArgumentLog(b, loc, x), small));
+}
+Value computeUnary(AtanhOp, OpBuilder &b, Location loc, Value x) {
+  // atanh(x) = log1p(2x / (1 - x)) / 2: NaN outside [-1, 1], +-inf at +-1.
+  Type t = x.getType();
+  Value twice = arith::AddFOp::create(b, loc, x, x);
+  Value ratio = arith::DivFOp::create(
+      b, loc, twice, arith::SubFOp::create(b, loc, constant(b, loc, t, 1), x));
+  return nanWhere(b, loc, beyondOne(b, loc, x),
+                  arith::MulFOp::create(b, loc, log1p(b, loc, ratio),
+                                        constant(b, loc, t, 0.5)));
+}
+Value computeUnary(FloorOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return x;
+  return math::FloorOp::create(b, loc, x);
+}
+Value computeUnary(CeilOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return x;
+  return math::CeilOp::create(b, loc, x);
+}
+Value computeUnary(RoundOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return x;
+  return math::RoundEvenOp::create(b, loc, x);
+}
+// ceil below zero, floor above: MLIR 22's SPIR-V conversion has no
+// math.trunc (GLSL.std.450's Trunc is not in its GL dialect).
+Value computeUnary(TruncOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return x;
+  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                         constant(b, loc, x.getType(), 0));
+  return arith::SelectOp::create(b, loc, negative,
+                                 math::CeilOp::create(b, loc, x),
+                                 math::FloorOp::create(b, loc, x));
+}
+Value computeUnary(SignOp, OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  Value zero = constant(b, loc, t, 0);
+  Value positive, negative;
+  if (isFloat(t)) {
+    // Unordered comparisons are false: NaN gives 0.
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+  } else {
+    positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, x, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  }
+  return arith::SelectOp::create(
+      b, loc, positive, constant(b, loc, t, 1),
+      arith::SelectOp::create(b, loc, negative, constant(b, loc, t, -1), zero));
 }
 Value computeUnary(SiluOp, OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
@@ -400,13 +615,19 @@ struct ConvertElementTypePattern : OpConversionPattern<ConvertElementTypeOp> {
 
 void tolinalg::populateElementwisePatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<UnaryPattern<ReluOp>, UnaryPattern<SigmoidOp>,
-               UnaryPattern<TanhOp>, UnaryPattern<ExpOp>, UnaryPattern<LogOp>,
-               UnaryPattern<SqrtOp>, UnaryPattern<RsqrtOp>,
-               UnaryPattern<ReciprocalOp>, UnaryPattern<SinOp>,
-               UnaryPattern<CosOp>, UnaryPattern<ErfOp>, UnaryPattern<SiluOp>,
-               UnaryPattern<HardswishOp>, UnaryPattern<HardsigmoidOp>,
-               UnaryPattern<NegOp>, UnaryPattern<AbsOp>>(ctx);
+  patterns.add<
+      UnaryPattern<ReluOp>, UnaryPattern<SigmoidOp>, UnaryPattern<TanhOp>,
+      UnaryPattern<ExpOp>, UnaryPattern<LogOp>, UnaryPattern<SqrtOp>,
+      UnaryPattern<RsqrtOp>, UnaryPattern<ReciprocalOp>, UnaryPattern<SinOp>,
+      UnaryPattern<CosOp>, UnaryPattern<ErfOp>, UnaryPattern<SiluOp>,
+      UnaryPattern<HardswishOp>, UnaryPattern<HardsigmoidOp>,
+      UnaryPattern<NegOp>, UnaryPattern<AbsOp>, UnaryPattern<TanOp>,
+      UnaryPattern<AsinOp>, UnaryPattern<AcosOp>, UnaryPattern<AtanOp>,
+      UnaryPattern<SinhOp>, UnaryPattern<CoshOp>, UnaryPattern<AsinhOp>,
+      UnaryPattern<AcoshOp>, UnaryPattern<AtanhOp>, UnaryPattern<Log1pOp>,
+      UnaryPattern<Expm1Op>, UnaryPattern<Log2Op>, UnaryPattern<Log10Op>,
+      UnaryPattern<FloorOp>, UnaryPattern<CeilOp>, UnaryPattern<RoundOp>,
+      UnaryPattern<TruncOp>, UnaryPattern<SignOp>>(ctx);
   patterns
       .add<GeluPattern, ClampLikePattern<HardtanhOp>, ClampLikePattern<ClampOp>,
            WherePattern, ConvertElementTypePattern>(ctx);

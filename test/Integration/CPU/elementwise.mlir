@@ -100,6 +100,84 @@ func.func @neg_abs_sin_cos_erf(%a0: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor
   return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
 }
 
+// Inverse trigonometric and hyperbolic functions inside their domains.
+// GLSL.std.450's transcendentals (the Vulkan lowering) promise a few ulp
+// to thousands, less than libm: rtol 1e-4.
+// INPUT a0: np.linspace(-0.95, 0.95, 10).reshape(2, 5)
+// TOL: rtol=1e-4 atol=1e-6
+// REF: (torch.tan(a0), torch.asin(a0), torch.acos(a0), torch.atan(a0), torch.atanh(a0))
+func.func @tan_asin_acos_atan_atanh(%a0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = fx.tan %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = fx.asin %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %2 = fx.acos %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %3 = fx.atan %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %4 = fx.atanh %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// INPUT a0: np.linspace(1.0, 6.0, 10).reshape(2, 5)
+// TOL: rtol=1e-4 atol=1e-6
+// REF: (torch.sinh(a0), torch.cosh(a0), torch.asinh(a0), torch.acosh(a0), torch.log2(a0), torch.log10(a0))
+func.func @hyperbolic_log2_log10(%a0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = fx.sinh %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = fx.cosh %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %2 = fx.asinh %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %3 = fx.acosh %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %4 = fx.log2 %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %5 = fx.log10 %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// The inverse hyperbolic functions at their edges: tiny arguments (where
+// log(x + sqrt(x^2 + 1)) loses every digit), huge ones (where x^2
+// overflows), the poles of atanh and NaN outside the domains.
+// INPUT a0: np.array([1e-8, -1e-5, 0.3, -30.0, 1e30], dtype=np.float32)
+// INPUT a1: np.array([1.0, 1.000001, 3.0, 1e30, 0.5], dtype=np.float32)
+// INPUT a2: np.array([1e-8, -0.5, 0.999, 1.0, -1.5], dtype=np.float32)
+// TOL: rtol=1e-4 atol=1e-6
+// REF: (torch.asinh(a0), torch.acosh(a1), torch.atanh(a2))
+func.func @inverse_hyperbolic_edges(%a0: tensor<5xf32>, %a1: tensor<5xf32>, %a2: tensor<5xf32>) -> (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) {
+  %0 = fx.asinh %a0 : (tensor<5xf32>) -> tensor<5xf32>
+  %1 = fx.acosh %a1 : (tensor<5xf32>) -> tensor<5xf32>
+  %2 = fx.atanh %a2 : (tensor<5xf32>) -> tensor<5xf32>
+  return %0, %1, %2 : tensor<5xf32>, tensor<5xf32>, tensor<5xf32>
+}
+
+// log1p and expm1 where log(1 + x) and exp(x) - 1 lose every digit (|x|
+// down to 1e-10) and at the edges: -1 and infinities.
+// INPUT a0: np.array([[1e-10, -3e-8, 2e-5, -0.25, 0.5], [3.0, -1.0, 80.0, -np.inf, np.inf]], dtype=np.float32)
+// REF: (torch.log1p(a0), torch.expm1(a0))
+func.func @log1p_expm1(%a0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = fx.log1p %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = fx.expm1 %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0, %1 : tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// Halves round to even; -0, NaN and infinities pass through; sign of NaN
+// is 0.
+// INPUT a0: np.array([[2.5, -2.5, 0.5, 1.5, -0.7], [3.7, -0.0, np.nan, np.inf, -np.inf]], dtype=np.float32)
+// REF: (torch.floor(a0), torch.ceil(a0), torch.round(a0), torch.trunc(a0), torch.sign(a0))
+func.func @floor_ceil_round_trunc_sign(%a0: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = fx.floor %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = fx.ceil %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %2 = fx.round %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %3 = fx.trunc %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  %4 = fx.sign %a0 : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0, %1, %2, %3, %4 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// Integers: rounding is the identity, sign is -1, 0 or 1; asin of an
+// integer tensor is f32, as in ATen.
+// INPUT a0: np.array([-3, -1, 0, 1, 5], dtype=np.int32)
+// REF: (torch.floor(a0), torch.round(a0), torch.sign(a0), torch.asin(a0))
+func.func @rounding_sign_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>, tensor<5xi32>, tensor<5xf32>) {
+  %0 = fx.floor %a0 : (tensor<5xi32>) -> tensor<5xi32>
+  %1 = fx.round %a0 : (tensor<5xi32>) -> tensor<5xi32>
+  %2 = fx.sign %a0 : (tensor<5xi32>) -> tensor<5xi32>
+  %3 = fx.asin %a0 : (tensor<5xi32>) -> tensor<5xf32>
+  return %0, %1, %2, %3 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>, tensor<5xf32>
+}
+
 // INPUT a0: np.array([-3, -1, 0, 2, 5])
 // REF: (torch.neg(a0), torch.abs(a0))
 func.func @neg_abs_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>) {

@@ -64,6 +64,42 @@ def FX_ReciprocalOp : FX_UnaryIntToFloatOp<"reciprocal", "Computes `1 / self`.">
 def FX_SinOp : FX_UnaryIntToFloatOp<"sin", "Computes the sine.">;
 def FX_CosOp : FX_UnaryIntToFloatOp<"cos", "Computes the cosine.">;
 def FX_ErfOp : FX_UnaryIntToFloatOp<"erf", "Computes the Gauss error function.">;
+def FX_TanOp : FX_UnaryIntToFloatOp<"tan", "Computes the tangent.">;
+def FX_AsinOp : FX_UnaryIntToFloatOp<"asin",
+    "Computes the arcsine (NaN outside [-1, 1]).">;
+def FX_AcosOp : FX_UnaryIntToFloatOp<"acos",
+    "Computes the arccosine (NaN outside [-1, 1]).">;
+def FX_AtanOp : FX_UnaryIntToFloatOp<"atan", "Computes the arctangent.">;
+def FX_SinhOp : FX_UnaryIntToFloatOp<"sinh", "Computes the hyperbolic sine.">;
+def FX_CoshOp : FX_UnaryIntToFloatOp<"cosh", "Computes the hyperbolic cosine.">;
+def FX_AsinhOp : FX_UnaryIntToFloatOp<"asinh",
+    "Computes the inverse hyperbolic sine.">;
+def FX_AcoshOp : FX_UnaryIntToFloatOp<"acosh",
+    "Computes the inverse hyperbolic cosine (NaN below 1).">;
+def FX_AtanhOp : FX_UnaryIntToFloatOp<"atanh",
+    "Computes the inverse hyperbolic tangent (NaN outside [-1, 1]).">;
+def FX_Log1pOp : FX_UnaryIntToFloatOp<"log1p",
+    "Computes `log(1 + self)`, accurate for small `self`.">;
+def FX_Expm1Op : FX_UnaryIntToFloatOp<"expm1",
+    "Computes `exp(self) - 1`, accurate for small `self`.">;
+def FX_Log2Op : FX_UnaryIntToFloatOp<"log2", "Computes the base-2 logarithm.">;
+def FX_Log10Op : FX_UnaryIntToFloatOp<"log10",
+    "Computes the base-10 logarithm.">;
+
+def FX_FloorOp : FX_UnaryOp<"floor", "aten::floor(Tensor self) -> Tensor",
+    "Rounds down to an integer value; integers are unchanged.",
+    FX_NumericTensor>;
+def FX_CeilOp : FX_UnaryOp<"ceil", "aten::ceil(Tensor self) -> Tensor",
+    "Rounds up to an integer value; integers are unchanged.",
+    FX_NumericTensor>;
+def FX_RoundOp : FX_UnaryOp<"round", "aten::round(Tensor self) -> Tensor",
+    "Rounds to the nearest integer value, halves to even (`round(2.5)` is "
+    "2); integers are unchanged.", FX_NumericTensor>;
+def FX_TruncOp : FX_UnaryOp<"trunc", "aten::trunc(Tensor self) -> Tensor",
+    "Rounds toward zero; integers are unchanged.", FX_NumericTensor>;
+def FX_SignOp : FX_UnaryOp<"sign", "aten::sign(Tensor self) -> Tensor",
+    "Gives 1, -1 or 0 by the sign of `self` (0 for NaN, as ATen).",
+    FX_NumericTensor>;
 
 def FX_SiluOp : FX_UnaryFloatOp<"silu", "aten::silu(Tensor self) -> Tensor",
     "Computes `self * sigmoid(self)`.">;
