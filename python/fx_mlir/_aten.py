@@ -79,7 +79,8 @@ _UNARY = {
     "atan": "atan", "sinh": "sinh", "cosh": "cosh", "asinh": "asinh", "acosh": "acosh",
     "atanh": "atanh", "log1p": "log1p", "expm1": "expm1", "log2": "log2",
     "log10": "log10", "floor": "floor", "ceil": "ceil", "round": "round",
-    "trunc": "trunc", "sign": "sign",
+    "trunc": "trunc", "sign": "sign", "isnan": "isnan", "isinf": "isinf",
+    "logical_not": "logical_not", "bitwise_not": "bitwise_not",
 }
 
 
@@ -140,7 +141,14 @@ for _op, _fx, _alpha in [("add", "add", True), ("sub", "sub", True), ("mul", "mu
                          ("div", "div", False), ("maximum", "maximum", False),
                          ("minimum", "minimum", False), ("eq", "eq", False), ("ne", "ne", False),
                          ("lt", "lt", False), ("le", "le", False), ("gt", "gt", False),
-                         ("ge", "ge", False)]:
+                         ("ge", "ge", False), ("remainder", "remainder", False),
+                         ("fmod", "fmod", False), ("atan2", "atan2", False),
+                         ("logical_and", "logical_and", False),
+                         ("logical_or", "logical_or", False),
+                         ("logical_xor", "logical_xor", False),
+                         ("bitwise_and", "bitwise_and", False),
+                         ("bitwise_or", "bitwise_or", False),
+                         ("bitwise_xor", "bitwise_xor", False)]:
     _packet = getattr(aten, _op)
     for _overload in ("Tensor", "Scalar", "default", "Tensor_mode", "Scalar_mode"):
         if hasattr(_packet, _overload):

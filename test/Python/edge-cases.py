@@ -61,6 +61,12 @@ check("unary-math", lambda x: (torch.floor(x), torch.round(x * 2), torch.trunc(x
                                torch.log1p(x * 1e-6), torch.expm1(x), torch.asinh(x),
                                torch.atanh(x / 4)),
       torch.cat([torch.randn(11), torch.tensor([float("nan")])]).reshape(3, 4))
+# CHECK-NEXT: binary-math PASS [(3, 4), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4), (3, 4)]
+check("binary-math", lambda x, y, i: (torch.remainder(x, y), torch.fmod(x, 0.75), torch.atan2(x, y),
+                                      torch.logical_and(x > 0, y) | torch.isnan(x),
+                                      torch.logical_xor(x, ~(i > 3)),
+                                      torch.bitwise_xor(i, i * 3) & ~i, i % -3),
+      torch.randn(3, 4), torch.randn(3, 4), torch.arange(-6, 6).reshape(3, 4))
 # CHECK-NOT: FAIL
 
 if not hasattr(torch, "export"):

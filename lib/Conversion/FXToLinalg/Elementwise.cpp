@@ -295,6 +295,44 @@ Value computeUnary(SignOp, OpBuilder &b, Location loc, Value x) {
       b, loc, positive, constant(b, loc, t, 1),
       arith::SelectOp::create(b, loc, negative, constant(b, loc, t, -1), zero));
 }
+Value computeUnary(BitwiseNotOp, OpBuilder &b, Location loc, Value x) {
+  auto type = cast<IntegerType>(x.getType());
+  Value ones = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, APInt::getAllOnes(type.getWidth())));
+  return arith::XOrIOp::create(b, loc, x, ones);
+}
+
+/// Whether `x` is nonzero (NaN is), as an i1.
+Value truthy(OpBuilder &b, Location loc, Value x) {
+  Type t = x.getType();
+  if (t.isInteger(1))
+    return x;
+  if (isFloat(t))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                 constant(b, loc, t, 0));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                               constant(b, loc, t, 0));
+}
+
+// Predicates of one operand, computed in the input's compute type.
+Value computePredicate(IsnanOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+}
+Value computePredicate(IsinfOp, OpBuilder &b, Location loc, Value x) {
+  if (!isFloat(x.getType()))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(false));
+  return arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OEQ, math::AbsFOp::create(b, loc, x),
+      constant(b, loc, x.getType(), std::numeric_limits<double>::infinity()));
+}
+Value computePredicate(LogicalNotOp, OpBuilder &b, Location loc, Value x) {
+  return arith::XOrIOp::create(
+      b, loc, truthy(b, loc, x),
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+}
+
 Value computeUnary(SiluOp, OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, x, sigmoid(b, loc, x));
 }
@@ -328,6 +366,26 @@ template <typename OpTy> struct UnaryPattern : OpConversionPattern<OpTy> {
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value x = convertScalar(b, loc, args[0], compute);
           return convertScalar(b, loc, computeUnary(op, b, loc, x), element);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// isnan, isinf, logical_not: an i1 result computed from the input in its
+/// own compute type.
+template <typename OpTy> struct PredicatePattern : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type compute = getComputeType(
+        cast<RankedTensorType>(adaptor.getSelf().getType()).getElementType());
+    Value result = createElementwise(
+        rewriter, op.getLoc(), op, adaptor.getSelf(), op.getType(),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          return computePredicate(op, b, loc,
+                                  convertScalar(b, loc, args[0], compute));
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -495,6 +553,107 @@ Value computeBinary(MinimumOp, OpBuilder &b, Location loc, Value x, Value y) {
   return createMinimum(b, loc, x, y);
 }
 
+/// Integer `x % y` divisors: 1 where `y` is zero (a trap on the CPU; ATen
+/// raises an error there, the elements are unspecified here).
+Value safeDivisor(OpBuilder &b, Location loc, Value y) {
+  Type t = y.getType();
+  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
+                                       constant(b, loc, t, 0));
+  return arith::SelectOp::create(b, loc, isZero, constant(b, loc, t, 1), y);
+}
+/// C's fmod: SPIR-V's OpFRem leaves a zero divisor undefined and lavapipe
+/// gave NaN for an infinite one (x - inf * 0): those are set explicitly.
+Value fmodFloat(OpBuilder &b, Location loc, Value x, Value y) {
+  Type t = x.getType();
+  Value inf = constant(b, loc, t, std::numeric_limits<double>::infinity());
+  Value yInfinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                          math::AbsFOp::create(b, loc, y), inf);
+  Value xFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        math::AbsFOp::create(b, loc, x), inf);
+  Value yZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y,
+                                      constant(b, loc, t, 0));
+  Value r = arith::RemFOp::create(b, loc, x, y);
+  r = arith::SelectOp::create(
+      b, loc, arith::AndIOp::create(b, loc, yInfinite, xFinite), x, r);
+  return nanWhere(b, loc, yZero, r);
+}
+Value computeBinary(FmodOp, OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return fmodFloat(b, loc, x, y);
+  return arith::RemSIOp::create(b, loc, x, safeDivisor(b, loc, y));
+}
+Value computeBinary(RemainderOp, OpBuilder &b, Location loc, Value x, Value y) {
+  // fmod, moved by y where it is nonzero with the other sign than y.
+  Type t = x.getType();
+  Value zero = constant(b, loc, t, 0);
+  Value r, nonzero, rNegative, yNegative;
+  if (isFloat(t)) {
+    r = fmodFloat(b, loc, x, y);
+    nonzero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, r, zero);
+    rNegative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero);
+    yNegative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero);
+  } else {
+    y = safeDivisor(b, loc, y);
+    r = arith::RemSIOp::create(b, loc, x, y);
+    nonzero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero);
+    rNegative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero);
+    yNegative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero);
+  }
+  Value moved = arith::AndIOp::create(
+      b, loc, nonzero, arith::XOrIOp::create(b, loc, rNegative, yNegative));
+  return arith::SelectOp::create(b, loc, moved, createAdd(b, loc, r, y), r);
+}
+// atan2 through atan with the quadrant fixed up (MLIR 22 has no SPIR-V
+// lowering of math.atan2, GLSL.std.450's Atan2 not being in its dialect).
+Value computeBinary(Atan2Op, OpBuilder &b, Location loc, Value y, Value x) {
+  Type t = y.getType();
+  auto cst = [&](double v) { return constant(b, loc, t, v); };
+  auto withSignOfY = [&](double magnitude) -> Value {
+    return math::CopySignOp::create(b, loc, cst(magnitude), y);
+  };
+  // x < 0, or x is -0: the left half-plane.
+  Value left = arith::CmpFOp::create(
+      b, loc, arith::CmpFPredicate::OLT,
+      math::CopySignOp::create(b, loc, cst(1), x), cst(0));
+  Value base =
+      math::AtanOp::create(b, loc, arith::DivFOp::create(b, loc, y, x));
+  Value general = arith::SelectOp::create(
+      b, loc, left, arith::AddFOp::create(b, loc, base, withSignOfY(M_PI)),
+      base);
+  // 0 / 0 and inf / inf are NaN: C's values for them.
+  auto both = [&](double v) -> Value {
+    auto is = [&](Value z) -> Value {
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                   math::AbsFOp::create(b, loc, z), cst(v));
+    };
+    return arith::AndIOp::create(b, loc, is(y), is(x));
+  };
+  Value zeros =
+      arith::SelectOp::create(b, loc, left, withSignOfY(M_PI), withSignOfY(0));
+  Value infinities = arith::SelectOp::create(
+      b, loc, left, withSignOfY(3 * M_PI_4), withSignOfY(M_PI_4));
+  return arith::SelectOp::create(
+      b, loc, both(0), zeros,
+      arith::SelectOp::create(b, loc,
+                              both(std::numeric_limits<double>::infinity()),
+                              infinities, general));
+}
+Value computeBinary(BitwiseAndOp, OpBuilder &b, Location loc, Value x,
+                    Value y) {
+  return arith::AndIOp::create(b, loc, x, y);
+}
+Value computeBinary(BitwiseOrOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::OrIOp::create(b, loc, x, y);
+}
+Value computeBinary(BitwiseXorOp, OpBuilder &b, Location loc, Value x,
+                    Value y) {
+  return arith::XOrIOp::create(b, loc, x, y);
+}
+
 /// Comparison predicates: ordered for floats except `ne` (NaN != NaN is
 /// true), signed for integers, unsigned for bools (false < true).
 struct Predicates {
@@ -563,8 +722,16 @@ template <typename OpTy> struct BinaryPattern : OpConversionPattern<OpTy> {
 
   static Value computeScalar(OpTy op, OpBuilder &b, Location loc, Value x,
                              Value y) {
-    if constexpr (llvm::is_one_of<OpTy, EqOp, NeOp, LtOp, LeOp, GtOp,
-                                  GeOp>::value) {
+    if constexpr (std::is_same_v<OpTy, LogicalAndOp>) {
+      return arith::AndIOp::create(b, loc, truthy(b, loc, x),
+                                   truthy(b, loc, y));
+    } else if constexpr (std::is_same_v<OpTy, LogicalOrOp>) {
+      return arith::OrIOp::create(b, loc, truthy(b, loc, x), truthy(b, loc, y));
+    } else if constexpr (std::is_same_v<OpTy, LogicalXorOp>) {
+      return arith::XOrIOp::create(b, loc, truthy(b, loc, x),
+                                   truthy(b, loc, y));
+    } else if constexpr (llvm::is_one_of<OpTy, EqOp, NeOp, LtOp, LeOp, GtOp,
+                                         GeOp>::value) {
       Predicates p = getPredicates(op);
       if (isFloat(x.getType()))
         return arith::CmpFOp::create(b, loc, p.f, x, y);
@@ -627,14 +794,20 @@ void tolinalg::populateElementwisePatterns(RewritePatternSet &patterns) {
       UnaryPattern<AcoshOp>, UnaryPattern<AtanhOp>, UnaryPattern<Log1pOp>,
       UnaryPattern<Expm1Op>, UnaryPattern<Log2Op>, UnaryPattern<Log10Op>,
       UnaryPattern<FloorOp>, UnaryPattern<CeilOp>, UnaryPattern<RoundOp>,
-      UnaryPattern<TruncOp>, UnaryPattern<SignOp>>(ctx);
+      UnaryPattern<TruncOp>, UnaryPattern<SignOp>, UnaryPattern<BitwiseNotOp>,
+      PredicatePattern<IsnanOp>, PredicatePattern<IsinfOp>,
+      PredicatePattern<LogicalNotOp>>(ctx);
   patterns
       .add<GeluPattern, ClampLikePattern<HardtanhOp>, ClampLikePattern<ClampOp>,
            WherePattern, ConvertElementTypePattern>(ctx);
-  patterns.add<BinaryPattern<AddOp>, BinaryPattern<SubOp>, BinaryPattern<MulOp>,
-               BinaryPattern<DivOp>, BinaryPattern<PowOp>,
-               BinaryPattern<MaximumOp>, BinaryPattern<MinimumOp>,
-               BinaryPattern<EqOp>, BinaryPattern<NeOp>, BinaryPattern<LtOp>,
-               BinaryPattern<LeOp>, BinaryPattern<GtOp>, BinaryPattern<GeOp>>(
-      ctx);
+  patterns
+      .add<BinaryPattern<AddOp>, BinaryPattern<SubOp>, BinaryPattern<MulOp>,
+           BinaryPattern<DivOp>, BinaryPattern<PowOp>, BinaryPattern<MaximumOp>,
+           BinaryPattern<MinimumOp>, BinaryPattern<EqOp>, BinaryPattern<NeOp>,
+           BinaryPattern<LtOp>, BinaryPattern<LeOp>, BinaryPattern<GtOp>,
+           BinaryPattern<GeOp>, BinaryPattern<RemainderOp>,
+           BinaryPattern<FmodOp>, BinaryPattern<Atan2Op>,
+           BinaryPattern<LogicalAndOp>, BinaryPattern<LogicalOrOp>,
+           BinaryPattern<LogicalXorOp>, BinaryPattern<BitwiseAndOp>,
+           BinaryPattern<BitwiseOrOp>, BinaryPattern<BitwiseXorOp>>(ctx);
 }

@@ -178,6 +178,69 @@ func.func @rounding_sign_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32
   return %0, %1, %2, %3 : tensor<5xi32>, tensor<5xi32>, tensor<5xi32>, tensor<5xf32>
 }
 
+// Python's and C's remainders: the sign of the divisor and of the
+// dividend; infinite divisors.
+// INPUT a0: np.array([[5.5, -5.5, 5.5, -5.5, 3.0], [-2.0, 7.0, -7.0, 4.0, 0.0]], dtype=np.float32)
+// INPUT a1: np.array([[2.0, 2.0, -2.0, -2.0, 1.5], [np.inf, np.inf, np.inf, -3.0, 2.0]], dtype=np.float32)
+// REF: (torch.remainder(a0, a1), torch.fmod(a0, a1))
+func.func @remainder_fmod(%a0: tensor<2x5xf32>, %a1: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = fx.remainder %a0, %a1 : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+  %1 = fx.fmod %a0, %a1 : (tensor<2x5xf32>, tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %0, %1 : tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// INPUT a0: np.array([7, -7, 7, -7, 0, 9])
+// INPUT a1: np.array([3, 3, -3, -3, 5, 4])
+// REF: (torch.remainder(a0, a1), torch.fmod(a0, a1))
+func.func @remainder_fmod_int(%a0: tensor<6xi64>, %a1: tensor<6xi64>) -> (tensor<6xi64>, tensor<6xi64>) {
+  %0 = fx.remainder %a0, %a1 : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+  %1 = fx.fmod %a0, %a1 : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+  return %0, %1 : tensor<6xi64>, tensor<6xi64>
+}
+
+// Every quadrant, the axes, signed zeros and infinities; integers give f32.
+// INPUT a0: np.array([[1.0, 1.0, -1.0, -1.0, 0.0, -0.0], [0.0, -0.0, 2.0, np.inf, np.inf, -np.inf]], dtype=np.float32)
+// INPUT a1: np.array([[1.0, -1.0, 1.0, -1.0, -1.0, -1.0], [0.0, -0.0, 0.0, np.inf, -np.inf, 3.0]], dtype=np.float32)
+// INPUT a2: np.array([3, -4, 0])
+// TOL: rtol=1e-4 atol=1e-6
+// REF: (torch.atan2(a0, a1), torch.atan2(a2, torch.tensor([1, 2, -5])))
+func.func @atan2(%a0: tensor<2x6xf32>, %a1: tensor<2x6xf32>, %a2: tensor<3xi64>) -> (tensor<2x6xf32>, tensor<3xf32>) {
+  %0 = fx.atan2 %a0, %a1 : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %c = fx.constant dense<[1, 2, -5]> : tensor<3xi64>
+  %1 = fx.atan2 %a2, %c : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xf32>
+  return %0, %1 : tensor<2x6xf32>, tensor<3xf32>
+}
+
+// INPUT a0: np.array([1.0, np.nan, np.inf, -np.inf, 0.0, -2.0], dtype=np.float32)
+// INPUT a1: np.array([0.0, 1.0, 0.0, -1.0, 0.0, 3.0], dtype=np.float32)
+// REF: (torch.isnan(a0), torch.isinf(a0), torch.logical_not(a0), torch.logical_and(a0, a1), torch.logical_or(a0, a1), torch.logical_xor(a0, a1))
+func.func @predicates_logical(%a0: tensor<6xf32>, %a1: tensor<6xf32>) -> (tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>) {
+  %0 = fx.isnan %a0 : (tensor<6xf32>) -> tensor<6xi1>
+  %1 = fx.isinf %a0 : (tensor<6xf32>) -> tensor<6xi1>
+  %2 = fx.logical_not %a0 : (tensor<6xf32>) -> tensor<6xi1>
+  %3 = fx.logical_and %a0, %a1 : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+  %4 = fx.logical_or %a0, %a1 : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+  %5 = fx.logical_xor %a0, %a1 : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xi1>
+  return %0, %1, %2, %3, %4, %5 : tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>, tensor<6xi1>
+}
+
+// INPUT a0: np.array([12, -7, 0, 255, 1 << 40, -1])
+// INPUT a1: np.array([10, 3, -1, 15, 1 << 40, 0])
+// INPUT a2: np.array([True, False, True, False])
+// INPUT a3: np.array([True, True, False, False])
+// REF: (torch.bitwise_and(a0, a1), torch.bitwise_or(a0, a1), torch.bitwise_xor(a0, a1), torch.bitwise_not(a0), torch.bitwise_not(a2), torch.bitwise_xor(a2, a3), torch.isnan(a0), torch.logical_not(a0))
+func.func @bitwise(%a0: tensor<6xi64>, %a1: tensor<6xi64>, %a2: tensor<4xi1>, %a3: tensor<4xi1>) -> (tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<4xi1>, tensor<4xi1>, tensor<6xi1>, tensor<6xi1>) {
+  %0 = fx.bitwise_and %a0, %a1 : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+  %1 = fx.bitwise_or %a0, %a1 : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+  %2 = fx.bitwise_xor %a0, %a1 : (tensor<6xi64>, tensor<6xi64>) -> tensor<6xi64>
+  %3 = fx.bitwise_not %a0 : (tensor<6xi64>) -> tensor<6xi64>
+  %4 = fx.bitwise_not %a2 : (tensor<4xi1>) -> tensor<4xi1>
+  %5 = fx.bitwise_xor %a2, %a3 : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  %6 = fx.isnan %a0 : (tensor<6xi64>) -> tensor<6xi1>
+  %7 = fx.logical_not %a0 : (tensor<6xi64>) -> tensor<6xi1>
+  return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<4xi1>, tensor<4xi1>, tensor<6xi1>, tensor<6xi1>
+}
+
 // INPUT a0: np.array([-3, -1, 0, 2, 5])
 // REF: (torch.neg(a0), torch.abs(a0))
 func.func @neg_abs_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>) {

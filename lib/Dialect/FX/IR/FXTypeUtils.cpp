@@ -166,6 +166,8 @@ bool fx::areCompatibleResultTypes(TypeRange inferred, TypeRange actual) {
 
 Type fx::inferUnaryResultType(Type input, UnaryPromotion promotion) {
   auto type = cast<RankedTensorType>(input);
+  if (promotion == UnaryPromotion::Bool)
+    return type.clone(IntegerType::get(type.getContext(), 1));
   if (promotion == UnaryPromotion::IntToFloat &&
       getCategory(type.getElementType()) != DtypeCategory::Floating)
     return type.clone(getDefaultFloatType(type.getContext()));

@@ -75,6 +75,7 @@ def FX_FloatTensor : RankedTensorOf<[FX_FloatType]>;
 def FX_NumericTensor : RankedTensorOf<[FX_NumericType]>;
 def FX_IntTensor : RankedTensorOf<[FX_IntType]>;
 def FX_BoolTensor : RankedTensorOf<[I1]>;
+def FX_IntOrBoolTensor : RankedTensorOf<[I64, I32, I1]>;
 
 //===----------------------------------------------------------------------===//
 // Enums

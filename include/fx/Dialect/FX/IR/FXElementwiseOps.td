@@ -101,6 +101,21 @@ def FX_SignOp : FX_UnaryOp<"sign", "aten::sign(Tensor self) -> Tensor",
     "Gives 1, -1 or 0 by the sign of `self` (0 for NaN, as ATen).",
     FX_NumericTensor>;
 
+// Predicates: any input dtype, an i1 result.
+class FX_UnaryBoolOp<string mnemonic, string semantics> :
+    FX_UnaryOp<mnemonic, "aten::" # mnemonic # "(Tensor self) -> Tensor",
+               semantics, FX_Tensor, "Bool">;
+def FX_IsnanOp : FX_UnaryBoolOp<"isnan",
+    "Whether each element is NaN (never for integers and bools).">;
+def FX_IsinfOp : FX_UnaryBoolOp<"isinf",
+    "Whether each element is an infinity of either sign.">;
+def FX_LogicalNotOp : FX_UnaryBoolOp<"logical_not",
+    "Whether each element is zero (NaN is true, so its negation false).">;
+def FX_BitwiseNotOp : FX_UnaryOp<"bitwise_not",
+    "aten::bitwise_not(Tensor self) -> Tensor",
+    "Computes `~self` for integers and `not self` for bools; floating-point "
+    "tensors are rejected, as in ATen.", FX_IntOrBoolTensor>;
+
 def FX_SiluOp : FX_UnaryFloatOp<"silu", "aten::silu(Tensor self) -> Tensor",
     "Computes `self * sigmoid(self)`.">;
 def FX_HardswishOp : FX_UnaryFloatOp<"hardswish",
@@ -245,6 +260,44 @@ def FX_MinimumOp : FX_BinaryOp<"minimum",
     "aten::minimum(Tensor self, Tensor other) -> Tensor",
     "Computes the elementwise minimum; NaN propagates.", "Promote",
     [Commutative]>;
+
+def FX_RemainderOp : FX_BinaryOp<"remainder",
+    "aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor", [{
+    Computes Python's `self % other`: the remainder of floor division, with
+    the sign of `other`. For integers, division by zero is an error in ATen;
+    here its elements are unspecified.
+  }]>;
+def FX_FmodOp : FX_BinaryOp<"fmod",
+    "aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor", [{
+    Computes C's `fmod(self, other)`: the remainder of truncated division,
+    with the sign of `self`. Integer division by zero as in `remainder`.
+  }]>;
+def FX_Atan2Op : FX_BinaryOp<"atan2",
+    "aten::atan2(Tensor self, Tensor other) -> Tensor", [{
+    Computes the angle of the point `(other, self)`: `atan(self / other)`
+    in the right quadrant, in [-pi, pi], with C's signed zeros and
+    infinities. Integer operands give `f32`.
+  }], "PromoteIntToFloat">;
+
+class FX_LogicalOp<string mnemonic, string semantics>
+    : FX_BinaryOp<mnemonic,
+      "aten::" # mnemonic # "(Tensor self, Tensor other) -> Tensor",
+      semantics # " Nonzero elements (NaN too) are true; the result is `i1`.",
+      "Bool", [Commutative]>;
+def FX_LogicalAndOp : FX_LogicalOp<"logical_and", "Computes `self and other`.">;
+def FX_LogicalOrOp : FX_LogicalOp<"logical_or", "Computes `self or other`.">;
+def FX_LogicalXorOp : FX_LogicalOp<"logical_xor", "Computes `self xor other`.">;
+
+class FX_BitwiseOp<string mnemonic, string semantics>
+    : FX_BinaryOp<mnemonic,
+      "aten::" # mnemonic # ".Tensor(Tensor self, Tensor other) -> Tensor",
+      semantics # " Integer and bool operands only, as in ATen.", "Promote",
+      [Commutative]> {
+  let arguments = (ins FX_IntOrBoolTensor:$self, FX_IntOrBoolTensor:$other);
+}
+def FX_BitwiseAndOp : FX_BitwiseOp<"bitwise_and", "Computes `self & other`.">;
+def FX_BitwiseOrOp : FX_BitwiseOp<"bitwise_or", "Computes `self | other`.">;
+def FX_BitwiseXorOp : FX_BitwiseOp<"bitwise_xor", "Computes `self ^ other`.">;
 
 class FX_CompareOp<string mnemonic, string semantics, list<Trait> traits = []>
     : FX_BinaryOp<mnemonic,

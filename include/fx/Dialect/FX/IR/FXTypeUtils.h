@@ -133,6 +133,8 @@ enum class UnaryPromotion {
   Same,
   /// ATen's "unary float" ops: integer and bool inputs give f32.
   IntToFloat,
+  /// Predicates (isnan, logical_not): the result is i1.
+  Bool,
 };
 
 Type inferUnaryResultType(Type input, UnaryPromotion promotion);
