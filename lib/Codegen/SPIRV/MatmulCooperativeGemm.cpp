@@ -239,6 +239,20 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   // neighbouring threads along d3.
   Value packedView[2];
   int64_t packedUnits[2] = {0, 0};
+  // The packed unit of operand `operand` at (d0, d2, d3) and channel unit
+  // `unit`: ((d0 * D2 + d2) * D3 + d3) * (D1 / 8) + unit.
+  auto packedAddress = [&](OpBuilder &ob, unsigned operand, Value d0, Value d2,
+                           Value d3, Value unit) -> Value {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(op.getDpsInputs()[operand].getType()).getShape();
+    Value row = arith::AddIOp::create(
+        ob, loc, arith::MulIOp::create(ob, loc, d0, cst(ob, shape[2])), d2);
+    Value pixel = arith::AddIOp::create(
+        ob, loc, arith::MulIOp::create(ob, loc, row, cst(ob, shape[3])), d3);
+    return arith::AddIOp::create(
+        ob, loc, arith::MulIOp::create(ob, loc, pixel, cst(ob, shape[1] / 8)),
+        unit);
+  };
   auto buildPackKernel = [&](unsigned operand) {
     ArrayRef<int64_t> shape =
         cast<MemRefType>(op.getDpsInputs()[operand].getType()).getShape();
@@ -290,23 +304,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     }
     Value low;
     Value hiUnit = packUnit(gb, values, low);
-    Value address = arith::AddIOp::create(
-        gb, loc,
-        arith::MulIOp::create(
-            gb, loc,
-            arith::AddIOp::create(
-                gb, loc,
-                arith::MulIOp::create(
-                    gb, loc,
-                    arith::AddIOp::create(
-                        gb, loc,
-                        arith::MulIOp::create(gb, loc, at[0],
-                                              cst(gb, shape[2])),
-                        at[2]),
-                    cst(gb, shape[3])),
-                at[3]),
-            cst(gb, groups)),
-        at[1]);
+    Value address =
+        packedAddress(gb, operand, at[0], at[2], at[3], at[1]);
     memref::StoreOp::create(gb, loc, hiUnit, packedView[operand], address);
     if (high)
       memref::StoreOp::create(
@@ -405,22 +404,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         /*withElseRegion=*/false);
     gpu::TerminatorOp::create(kb, loc);
     OpBuilder gb = guard.getThenBodyBuilder();
-    // ((image * height + row) * width + column) * groups + unit.
-    Value address = arith::AddIOp::create(
-        gb, loc,
-        arith::MulIOp::create(
-            gb, loc,
-            arith::AddIOp::create(
-                gb, loc,
-                arith::MulIOp::create(
-                    gb, loc,
-                    arith::AddIOp::create(
-                        gb, loc,
-                        arith::MulIOp::create(gb, loc, image, cst(gb, height)),
-                        row),
-                    cst(gb, width)),
-                column),
-            cst(gb, groups)),
+    Value address = packedAddress(
+        gb, 0, image, row, column,
         arith::AddIOp::create(
             gb, loc,
             arith::MulIOp::create(gb, loc, cBlock, cst(gb, unitsPerColumn)),
@@ -589,26 +574,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         loops[view.reduction.loops[1]] = tap[0];
         loops[view.reduction.loops[2]] = tap[1];
         SmallVector<Value> at = indices(ob, st.operand, loops);
-        ArrayRef<int64_t> shape =
-            cast<MemRefType>(op.getDpsInputs()[st.operand].getType())
-                .getShape();
-        Value address = arith::AddIOp::create(
-            ob, loc,
-            arith::MulIOp::create(
-                ob, loc,
-                arith::AddIOp::create(
-                    ob, loc,
-                    arith::MulIOp::create(
-                        ob, loc,
-                        arith::AddIOp::create(
-                            ob, loc,
-                            arith::MulIOp::create(ob, loc, at[0],
-                                                  cst(ob, shape[2])),
-                            at[2]),
-                        cst(ob, shape[3])),
-                    at[3]),
-                cst(ob, groups)),
-            tap[2]);
+        Value address =
+            packedAddress(ob, st.operand, at[0], at[2], at[3], tap[2]);
         Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
         Value okLanes = vector::BroadcastOp::create(
             ob, loc, VectorType::get({4}, ob.getI1Type()), ok);
