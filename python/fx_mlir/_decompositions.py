@@ -47,7 +47,15 @@ _TORCH_DECOMPOSED = [
     aten.sgn,
     aten.square,
     aten.upsample_bilinear2d,
+    aten.repeat,
 ]
+# Decompositions that reach only mapped ops on one torch: torch 2's `any`
+# goes through ne and amax, torch 1.13's through prims; torch 1.13's
+# group norm through var_mean, torch 2.13's through prims.
+if hasattr(torch, "export"):
+    _TORCH_DECOMPOSED.append(aten.any)
+else:
+    _TORCH_DECOMPOSED.append(aten.native_group_norm)
 
 
 def _multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,

@@ -67,7 +67,19 @@ check("binary-math", lambda x, y, i: (torch.remainder(x, y), torch.fmod(x, 0.75)
                                       torch.logical_xor(x, ~(i > 3)),
                                       torch.bitwise_xor(i, i * 3) & ~i, i % -3),
       torch.randn(3, 4), torch.randn(3, 4), torch.arange(-6, 6).reshape(3, 4))
+# CHECK-NEXT: repeat PASS [(4, 9)]
+check("repeat", lambda x: x.repeat(2, 3), torch.randn(2, 3))
 # CHECK-NOT: FAIL
+
+# Decompositions of one torch only (python/fx_mlir/_decompositions.py).
+# TORCH2: any-dim PASS [(3,)]
+# TORCH1: group-norm PASS [(2, 4, 3, 3)]
+if hasattr(torch, "export"):
+    check("any-dim", lambda x: torch.any(x > 1.0, dim=1),
+          torch.tensor([[0.5, 2.0, -1.0, 0.0], [0.1, 0.2, 0.3, 0.4], [3.0, 3.0, 0.0, 1.5]]))
+else:
+    check("group-norm", lambda x: F.group_norm(x, 2, torch.ones(4) * 1.5, torch.zeros(4) + 0.1),
+          torch.randn(2, 4, 3, 3))
 
 if not hasattr(torch, "export"):
     try:
