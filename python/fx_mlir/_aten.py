@@ -311,19 +311,48 @@ def _embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
     return ctx.emit("embedding", [weight, indices], attrs)
 
 
-@handles(aten.index.Tensor)
-def _index(ctx, x, indices):
-    # x[idx] with one index tensor on dim 0: a row gather, i.e. an embedding
-    # lookup over x viewed as [rows, rest].
-    if len(indices) != 1 or indices[0] is None:
-        raise Unsupported("indexing with more than one index tensor, or not on dim 0")
-    idx = indices[0]
+def _gather_along(ctx, x, dim, idx):
+    """x indexed along `dim` by the integer tensor `idx` (shape
+    x.shape[:dim] + idx.shape + x.shape[dim + 1:]): a row gather, i.e. an
+    embedding lookup over x with `dim` moved first and viewed as [rows, rest],
+    then the index dimensions moved back to `dim`."""
     if idx.etype not in ("i64", "i32"):
         raise Unsupported("indexing with a boolean mask")
-    rest = _numel(x.shape[1:])
-    table = ctx.view(x, (x.shape[0], rest))
+    if any(not isinstance(d, int) or d < 0 for d in x.shape + idx.shape):
+        raise Unsupported("indexing a tensor of dynamic shape")
+    rank = len(x.shape)
+    order = [dim] + [d for d in range(rank) if d != dim]
+    moved = x
+    if order != list(range(rank)):
+        moved = ctx.emit_typed("permute", [x], {"dims": array_attr(order)},
+                               [(tuple(x.shape[d] for d in order), x.etype)])
+    rest_shape = moved.shape[1:]
+    rest = _numel(rest_shape)
+    table = ctx.view(moved, (moved.shape[0], rest))
     rows = ctx.emit_typed("embedding", [table, idx], None, [(idx.shape + (rest,), x.etype)])
-    return ctx.view(rows, ctx.result()[0])
+    out = ctx.view(rows, idx.shape + rest_shape)
+    k = len(idx.shape)
+    back = list(range(k, k + dim)) + list(range(k)) + list(range(k + dim, k + rank - 1))
+    if back != list(range(len(back))):
+        out = ctx.emit_typed("permute", [out], {"dims": array_attr(back)},
+                             [(tuple(out.shape[d] for d in back), out.etype)])
+    return out
+
+
+@handles(aten.index.Tensor)
+def _index(ctx, x, indices):
+    # x[..., idx] with one index tensor (the other dims sliced whole): a
+    # gather along that dimension.
+    given = [i for i, t in enumerate(indices) if t is not None]
+    if len(given) != 1:
+        raise Unsupported("indexing with more than one index tensor")
+    return _gather_along(ctx, x, given[0], indices[given[0]])
+
+
+@handles(aten.index_select.default)
+def _index_select(ctx, x, dim, index):
+    dim = dim % max(len(x.shape), 1)
+    return _gather_along(ctx, x, dim, index)
 
 
 # ----------------------------------------------------------------------------

@@ -69,6 +69,12 @@ check("binary-math", lambda x, y, i: (torch.remainder(x, y), torch.fmod(x, 0.75)
       torch.randn(3, 4), torch.randn(3, 4), torch.arange(-6, 6).reshape(3, 4))
 # CHECK-NEXT: repeat PASS [(4, 9)]
 check("repeat", lambda x: x.repeat(2, 3), torch.randn(2, 3))
+# Gathers along any dimension: index_select and x[:, idx] (one index
+# tensor, the other dimensions whole), with a 2-d index.
+# CHECK-NEXT: gather-dims PASS [(3, 3, 2), (3, 2, 2, 2), (2, 2, 4, 2)]
+check("gather-dims", lambda x, i, j, k: (torch.index_select(x, 1, i), x[:, j], x[k]),
+      torch.randn(3, 4, 2), torch.tensor([3, 0, 3]), torch.tensor([[1, 2], [0, 3]]),
+      torch.tensor([[2, 0], [1, 1]]))
 # CHECK-NOT: FAIL
 
 # Decompositions of one torch only (python/fx_mlir/_decompositions.py).
