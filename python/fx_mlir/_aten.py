@@ -339,14 +339,52 @@ def _gather_along(ctx, x, dim, idx):
     return out
 
 
+def _broadcast_shape(*shapes):
+    rank = max(len(s) for s in shapes)
+    out = []
+    for i in range(rank):
+        sizes = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            raise Unsupported("index tensors whose shapes do not broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
 @handles(aten.index.Tensor)
 def _index(ctx, x, indices):
-    # x[..., idx] with one index tensor (the other dims sliced whole): a
-    # gather along that dimension.
+    # x[..., i, j, ...] with index tensors on adjacent dimensions (the
+    # others sliced whole): those dimensions merged into one, indexed by
+    # the broadcast linear index i * size_j + j: a gather along it. (Index
+    # tensors apart put their dimensions first in ATen: not supported.)
     given = [i for i, t in enumerate(indices) if t is not None]
-    if len(given) != 1:
-        raise Unsupported("indexing with more than one index tensor")
-    return _gather_along(ctx, x, given[0], indices[given[0]])
+    if not given:
+        raise Unsupported("indexing without an index tensor")
+    first, count = given[0], len(given)
+    if given != list(range(first, first + count)):
+        raise Unsupported("index tensors on dimensions that are not adjacent")
+    if count == 1:
+        return _gather_along(ctx, x, first, indices[first])
+    block = x.shape[first:first + count]
+    if any(not isinstance(d, int) or d < 0 for d in x.shape):
+        raise Unsupported("indexing a tensor of dynamic shape")
+    tensors = [indices[d] for d in given]
+    if any(t.etype != "i64" for t in tensors):
+        raise Unsupported("several index tensors that are not all int64")
+    shape = _broadcast_shape(*[t.shape for t in tensors])
+    linear, stride = None, 1
+    for t, size in reversed(list(zip(tensors, block))):
+        term = t
+        if stride != 1:
+            term = ctx.emit_typed("mul", [t, scalar_operand(ctx, stride, t)], None,
+                                  [(t.shape, "i64")])
+        if linear is not None:
+            term = ctx.emit_typed("add", [term, linear], None,
+                                  [(_broadcast_shape(term.shape, linear.shape), "i64")])
+        linear, stride = term, stride * size
+    if linear.shape != shape:
+        raise Unsupported("index tensors whose shapes do not broadcast")
+    merged = ctx.view(x, x.shape[:first] + (_numel(block),) + x.shape[first + count:])
+    return _gather_along(ctx, merged, first, linear)
 
 
 @handles(aten.index_select.default)

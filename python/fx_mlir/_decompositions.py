@@ -48,6 +48,11 @@ _TORCH_DECOMPOSED = [
     aten.square,
     aten.upsample_bilinear2d,
     aten.repeat,
+    aten.reflection_pad1d,
+    aten.reflection_pad2d,
+    aten.replication_pad2d,
+    aten.upsample_nearest2d,
+    aten.im2col,
 ]
 # Decompositions that reach only mapped ops on one torch: torch 2's `any`
 # goes through ne and amax, torch 1.13's through prims; torch 1.13's

@@ -75,12 +75,24 @@ check("repeat", lambda x: x.repeat(2, 3), torch.randn(2, 3))
 check("gather-dims", lambda x, i, j, k: (torch.index_select(x, 1, i), x[:, j], x[k]),
       torch.randn(3, 4, 2), torch.tensor([3, 0, 3]), torch.tensor([[1, 2], [0, 3]]),
       torch.tensor([[2, 0], [1, 1]]))
+# Index tensors on adjacent dimensions broadcast together (a gather of the
+# merged dimensions); F.unfold decomposes into such gathers.
+# CHECK-NEXT: multi-index PASS [(2, 2, 3, 5), (1, 8, 9)]
+check("multi-index", lambda x, i, j, y: (x[:, i, j], F.unfold(y, 2)),
+      torch.randn(2, 3, 4, 5), torch.tensor([[2], [0]]), torch.tensor([3, 1, 0]),
+      torch.randn(1, 2, 4, 4))
 # CHECK-NOT: FAIL
 
 # Decompositions of one torch only (python/fx_mlir/_decompositions.py).
+# TORCH2: pad-modes PASS [(1, 2, 8, 8), (1, 2, 9), (1, 2, 8, 8), (1, 2, 10, 10)]
 # TORCH2: any-dim PASS [(3,)]
 # TORCH1: group-norm PASS [(2, 4, 3, 3)]
 if hasattr(torch, "export"):
+    check("pad-modes", lambda x, y: (F.pad(x, (1, 2, 2, 1), mode="reflect"),
+                                     F.pad(y, (2, 1), mode="reflect"),
+                                     F.pad(x, (1, 2, 2, 1), mode="replicate"),
+                                     F.interpolate(x, scale_factor=2, mode="nearest")),
+          torch.randn(1, 2, 5, 5), torch.randn(1, 2, 6))
     check("any-dim", lambda x: torch.any(x > 1.0, dim=1),
           torch.tensor([[0.5, 2.0, -1.0, 0.0], [0.1, 0.2, 0.3, 0.4], [3.0, 3.0, 0.0, 1.5]]))
 else:

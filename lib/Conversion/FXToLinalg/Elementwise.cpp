@@ -350,7 +350,14 @@ Value computeUnary(NegOp, OpBuilder &b, Location loc, Value x) {
 Value computeUnary(AbsOp, OpBuilder &b, Location loc, Value x) {
   if (isFloat(x.getType()))
     return math::AbsFOp::create(b, loc, x);
-  return math::AbsIOp::create(b, loc, x);
+  // x < 0 ? -x : x: MLIR 22 lowers math.absi to LLVM but not to SPIR-V
+  // (reflection padding's index arithmetic met it on Vulkan).
+  Type t = x.getType();
+  Value zero = constant(b, loc, t, 0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, zero);
+  return arith::SelectOp::create(b, loc, negative,
+                                 arith::SubIOp::create(b, loc, zero, x), x);
 }
 
 template <typename OpTy> struct UnaryPattern : OpConversionPattern<OpTy> {

@@ -241,6 +241,14 @@ func.func @bitwise(%a0: tensor<6xi64>, %a1: tensor<6xi64>, %a2: tensor<4xi1>, %a
   return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<6xi64>, tensor<4xi1>, tensor<4xi1>, tensor<6xi1>, tensor<6xi1>
 }
 
+// i64 too (index arithmetic: reflection padding's decomposition).
+// INPUT a0: np.array([-3, -1, 0, 2, -(1 << 40)])
+// REF: torch.abs(a0)
+func.func @abs_i64(%a0: tensor<5xi64>) -> tensor<5xi64> {
+  %0 = fx.abs %a0 : (tensor<5xi64>) -> tensor<5xi64>
+  return %0 : tensor<5xi64>
+}
+
 // INPUT a0: np.array([-3, -1, 0, 2, 5])
 // REF: (torch.neg(a0), torch.abs(a0))
 func.func @neg_abs_int(%a0: tensor<5xi32>) -> (tensor<5xi32>, tensor<5xi32>) {
