@@ -253,11 +253,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         ob, loc, arith::MulIOp::create(ob, loc, pixel, cst(ob, shape[1] / 8)),
         unit);
   };
-  auto buildPackKernel = [&](unsigned operand) {
-    ArrayRef<int64_t> shape =
-        cast<MemRefType>(op.getDpsInputs()[operand].getType()).getShape();
-    int64_t groups = shape[1] / 8;
-    int64_t units = shape[0] * groups * shape[2] * shape[3];
+  // The packed buffer of operand `operand`: `units` 16-byte units per
+  // plane, seen as vector<4xi32> elements.
+  auto allocatePacked = [&](unsigned operand, int64_t units) {
     int64_t planes = high ? 2 : 1;
     Value buffer = memref::AllocOp::create(
         b, loc, MemRefType::get({units * planes * 4}, i32));
@@ -266,6 +264,23 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
             b, loc, MemRefType::get({units * planes}, copyType), buffer)
             .getResult(0);
     packedUnits[operand] = units;
+  };
+  // Stores a unit (and bf16x3's low part, a plane further).
+  auto storePacked = [&](OpBuilder &ob, unsigned operand, Value address,
+                         Value hiUnit, Value low) {
+    memref::StoreOp::create(ob, loc, hiUnit, packedView[operand], address);
+    if (high)
+      memref::StoreOp::create(
+          ob, loc, low, packedView[operand],
+          ValueRange{arith::AddIOp::create(ob, loc, address,
+                                           cst(ob, packedUnits[operand]))});
+  };
+  auto buildPackKernel = [&](unsigned operand) {
+    ArrayRef<int64_t> shape =
+        cast<MemRefType>(op.getDpsInputs()[operand].getType()).getShape();
+    int64_t groups = shape[1] / 8;
+    int64_t units = shape[0] * groups * shape[2] * shape[3];
+    allocatePacked(operand, units);
     constexpr int64_t threads = 256;
     auto pack =
         gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(units, threads)),
@@ -306,11 +321,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     Value hiUnit = packUnit(gb, values, low);
     Value address =
         packedAddress(gb, operand, at[0], at[2], at[3], at[1]);
-    memref::StoreOp::create(gb, loc, hiUnit, packedView[operand], address);
-    if (high)
-      memref::StoreOp::create(
-          gb, loc, low, packedView[operand],
-          ValueRange{arith::AddIOp::create(gb, loc, address, cst(gb, units))});
+    storePacked(gb, operand, address, hiUnit, low);
   };
   // The input's packing kernel transposes through workgroup memory: a
   // workgroup takes `channels` x `columns` elements of one image row,
@@ -324,14 +335,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
             width = shape[3];
     int64_t groups = channels / 8;
     int64_t units = batch * groups * height * width;
-    int64_t planes = high ? 2 : 1;
-    Value buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get({units * planes * 4}, i32));
-    packedView[0] =
-        UnrealizedConversionCastOp::create(
-            b, loc, MemRefType::get({units * planes}, copyType), buffer)
-            .getResult(0);
-    packedUnits[0] = units;
+    allocatePacked(0, units);
     constexpr int64_t threads = 256, elements = 8 * threads;
     int64_t blockC = channels % 64 == 0   ? 64
                      : channels % 32 == 0 ? 32
@@ -410,11 +414,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
             gb, loc,
             arith::MulIOp::create(gb, loc, cBlock, cst(gb, unitsPerColumn)),
             unitInColumn));
-    memref::StoreOp::create(gb, loc, hiUnit, packedView[0], address);
-    if (high)
-      memref::StoreOp::create(
-          gb, loc, low, packedView[0],
-          ValueRange{arith::AddIOp::create(gb, loc, address, cst(gb, units))});
+    storePacked(gb, 0, address, hiUnit, low);
   };
   if (config.packedConv) {
     buildInputPackKernel();
