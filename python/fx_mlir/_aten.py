@@ -412,6 +412,45 @@ def _sum_mean(ctx, x, dim=None, keepdim=False, dtype=None):
     return ctx.emit(name, [x], attrs)
 
 
+@handles(aten.var_mean.correction, aten.var.correction, aten.std.correction)
+def _var_mean(ctx, x, dim=None, correction=None, keepdim=False):
+    # mean, then sum((x - mean)^2) / (n - correction) (torch.export's group
+    # norm decomposes to it). The mean is kept with its dims for the
+    # subtraction and dropped after, as keepdim says.
+    if x.etype not in ("f32", "f16", "bf16"):
+        raise Unsupported("var_mean of a non-floating tensor")
+    if any(not isinstance(d, int) or d < 0 for d in x.shape):
+        raise Unsupported("var_mean of a tensor of dynamic shape")
+    dims = [d % max(x.rank, 1) for d in _reduce_dims(x, dim)]
+    count = _numel([x.shape[d] for d in dims])
+    correction = 1 if correction is None else correction
+    kept = tuple(1 if d in dims else size for d, size in enumerate(x.shape))
+    dropped = tuple(size for d, size in enumerate(x.shape) if d not in dims)
+    out_shape = kept if keepdim else dropped
+    mean = ctx.emit_typed("mean", [x], {"dim": array_attr(dims), "keepdim": "true"},
+                          [(kept, x.etype)])
+    diff = ctx.emit_typed("sub", [x, mean], None, [(x.shape, x.etype)])
+    square = ctx.emit_typed("mul", [diff, diff], None, [(x.shape, x.etype)])
+    total = ctx.emit_typed("sum", [square], {"dim": array_attr(dims),
+                                             "keepdim": "true" if keepdim else None},
+                           [(out_shape, x.etype)])
+    denominator = max(count - correction, 0)
+    # n <= correction: ATen divides by zero (inf or NaN); so does this.
+    var = ctx.emit_typed("div", [total, scalar_operand(ctx, float(denominator), total)],
+                         None, [(out_shape, x.etype)])
+    if ctx.node.target is aten.var.correction:
+        return var
+    if ctx.node.target is aten.std.correction:
+        return ctx.emit_typed("sqrt", [var], None, [(out_shape, x.etype)])
+    return var, ctx.view(mean, out_shape)
+
+
+@handles(aten.var.dim)
+def _var_dim(ctx, x, dim=None, unbiased=True, keepdim=False):
+    # var.dim(x, dim, unbiased) is var.correction with correction 1 or 0.
+    return _var_mean(ctx, x, dim, 1 if unbiased else 0, keepdim)[0]
+
+
 @handles(aten.amax.default, aten.amin.default)
 def _amax(ctx, x, dim=(), keepdim=False):
     name = "amax" if ctx.node.target is aten.amax.default else "amin"

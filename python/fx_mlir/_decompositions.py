@@ -37,8 +37,6 @@ _TORCH_DECOMPOSED = [
     aten.mish,
     aten.rsub,
     aten.mv,
-    aten.std,
-    aten.var,
     aten.flip,
     aten.glu,
     aten.addcmul,
@@ -53,14 +51,15 @@ _TORCH_DECOMPOSED = [
     aten.replication_pad2d,
     aten.upsample_nearest2d,
     aten.im2col,
+    aten.native_group_norm,
 ]
-# Decompositions that reach only mapped ops on one torch: torch 2's `any`
-# goes through ne and amax, torch 1.13's through prims; torch 1.13's
-# group norm through var_mean, torch 2.13's through prims.
+# torch 2's `any` goes through ne and amax, torch 1.13's through prims.
+# torch 2's var and std go through prims: var.correction and
+# std.correction are mapped instead (_aten.py), torch 1.13's decompose.
 if hasattr(torch, "export"):
     _TORCH_DECOMPOSED.append(aten.any)
 else:
-    _TORCH_DECOMPOSED.append(aten.native_group_norm)
+    _TORCH_DECOMPOSED += [aten.std, aten.var]
 
 
 def _multi_head_attention(query, key, value, embed_dim, num_head, qkv_weight, qkv_bias,

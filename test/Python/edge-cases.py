@@ -81,12 +81,17 @@ check("gather-dims", lambda x, i, j, k: (torch.index_select(x, 1, i), x[:, j], x
 check("multi-index", lambda x, i, j, y: (x[:, i, j], F.unfold(y, 2)),
       torch.randn(2, 3, 4, 5), torch.tensor([[2], [0]]), torch.tensor([3, 1, 0]),
       torch.randn(1, 2, 4, 4))
+# Group norm: torch's decomposition (through var_mean on torch 2).
+# CHECK-NEXT: group-norm PASS [(2, 4, 3, 3), (2, 5), (2, 1, 5)]
+check("group-norm", lambda x, y: (F.group_norm(x, 2, torch.ones(4) * 1.5, torch.zeros(4) + 0.1),
+                                  torch.var_mean(y, dim=1, correction=0)[0] + torch.var(y, 1),
+                                  torch.std(y, 1, keepdim=True)),
+      torch.randn(2, 4, 3, 3), torch.randn(2, 3, 5))
 # CHECK-NOT: FAIL
 
 # Decompositions of one torch only (python/fx_mlir/_decompositions.py).
 # TORCH2: pad-modes PASS [(1, 2, 8, 8), (1, 2, 9), (1, 2, 8, 8), (1, 2, 10, 10)]
 # TORCH2: any-dim PASS [(3,)]
-# TORCH1: group-norm PASS [(2, 4, 3, 3)]
 if hasattr(torch, "export"):
     check("pad-modes", lambda x, y: (F.pad(x, (1, 2, 2, 1), mode="reflect"),
                                      F.pad(y, (2, 1), mode="reflect"),
@@ -95,9 +100,6 @@ if hasattr(torch, "export"):
           torch.randn(1, 2, 5, 5), torch.randn(1, 2, 6))
     check("any-dim", lambda x: torch.any(x > 1.0, dim=1),
           torch.tensor([[0.5, 2.0, -1.0, 0.0], [0.1, 0.2, 0.3, 0.4], [3.0, 3.0, 0.0, 1.5]]))
-else:
-    check("group-norm", lambda x: F.group_norm(x, 2, torch.ones(4) * 1.5, torch.zeros(4) + 0.1),
-          torch.randn(2, 4, 3, 3))
 
 if not hasattr(torch, "export"):
     try:
