@@ -52,6 +52,7 @@ _TORCH_DECOMPOSED = [
     aten.upsample_nearest2d,
     aten.im2col,
     aten.native_group_norm,
+    aten.grid_sampler_2d,
 ]
 # torch 2's `any` goes through ne and amax, torch 1.13's through prims.
 # torch 2's var and std go through prims: var.correction and

@@ -87,6 +87,11 @@ check("group-norm", lambda x, y: (F.group_norm(x, 2, torch.ones(4) * 1.5, torch.
                                   torch.var_mean(y, dim=1, correction=0)[0] + torch.var(y, 1),
                                   torch.std(y, 1, keepdim=True)),
       torch.randn(2, 4, 3, 3), torch.randn(2, 3, 5))
+# Bilinear grid sampling: torch's decomposition gathers the four corners
+# with index tensors on adjacent dimensions.
+# CHECK-NEXT: grid-sample PASS [(1, 2, 3, 3)]
+check("grid-sample", lambda x, g: F.grid_sample(x, g, align_corners=False),
+      torch.randn(1, 2, 4, 4), torch.rand(1, 3, 3, 2) * 2 - 1)
 # CHECK-NOT: FAIL
 
 # Decompositions of one torch only (python/fx_mlir/_decompositions.py).
