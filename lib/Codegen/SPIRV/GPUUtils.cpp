@@ -12,6 +12,30 @@
 
 using namespace mlir;
 
+fx::ElementLaunch fx::createElementLaunch(OpBuilder &b, Location loc,
+                                          int64_t total, int64_t threads) {
+  auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(ob, loc, v);
+  };
+  Value c1 = cst(b, 1);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, threads)),
+                            c1, c1, cst(b, threads), c1, c1);
+  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
+  Value index = arith::AddIOp::create(
+      body, loc,
+      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
+                            cst(body, threads)),
+      launch.getThreadIds().x);
+  auto guard = scf::IfOp::create(
+      body, loc,
+      arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult, index,
+                            cst(body, total)),
+      /*withElseRegion=*/false);
+  gpu::TerminatorOp::create(body, loc);
+  return {launch, index, guard.getThenBodyBuilder()};
+}
+
 namespace {
 
 /// `i + k * stride` clamped to `count - 1`, and whether it is below `count`.

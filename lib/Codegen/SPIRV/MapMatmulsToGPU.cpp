@@ -136,10 +136,7 @@ struct MapMatmulsToGPUPass
           if (!fused.empty())
             op->emitRemark() << "fused into the kernel: " << fused;
         }
-        // The split-sum kernel reads the split count from the SIMT tile.
-        TileConfig splitTile;
-        splitTile.splits = config->splits;
-        GemmKernelBuilder(op, view, splitTile, fusion)
+        GemmKernelBuilder(op, view, TileConfig(), fusion)
             .buildCooperative(*config);
         fusion.eraseAbsorbed();
         continue;

@@ -44,11 +44,16 @@ constexpr int64_t kCoopMinTiles = 132;
 /// 16x16 f32 fragment per subgroup for the results.
 static int64_t workgroupBytes(const CoopGemmConfig &config) {
   int64_t planes = config.precision == Precision::High ? 2 : 1;
-  int64_t a = config.m() * (config.k / 8 + 1),
-          b = config.n() * (config.k / 8 + 1);
-  if (!config.packedConv) // units along the rows or columns: pessimistic
-    a = std::max(a, config.k * (config.m() / 8 + 1)),
-    b = std::max(b, config.k * (config.n() / 8 + 1));
+  // Units of a tile of `count` elements by k: rows of k / 8 units, or
+  // (units along the rows or columns, possible unless packed) k rows of
+  // count / 8 units; the larger when the layout is not known yet.
+  auto tileUnits = [&](int64_t count) {
+    int64_t alongK = count * (config.k / 8 + 1);
+    if (config.packedConv)
+      return alongK;
+    return std::max(alongK, config.k * (count / 8 + 1));
+  };
+  int64_t a = tileUnits(config.m()), b = tileUnits(config.n());
   return 16 * (planes * (a + b) +
                config.subgroupsM * config.subgroupsN * kFrag * kFrag / 4);
 }
@@ -84,16 +89,6 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   auto tiles = [&](int64_t m, int64_t n) {
     return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
   };
-  // Matmuls (both operands read through flat views along k) take 4x4
-  // fragments per subgroup (128x128 tiles) while those fill an H200's 132
-  // SMs; convolutions, whose implicit-GEMM loads keep more index
-  // arithmetic live, 2x2 (64x64 tiles). Measured on an H200 at precision
-  // high, GPU time: a 3x3 convolution 32x64x56x56 -> 64 0.455 ms with 4x4
-  // fragments, 0.293 with 2x2; resnet50 at batch 32 21.6 and 13.9 ms; a
-  // 4096^3 linear layer 4.55 and 6.09 ms. Fewer 64x64 tiles than SMs and
-  // the SIMT kernel's split-k spreads the work better (a transformer
-  // encoder 8x128x256: 0.50 -> 0.40 ms with its 1024x256 linear layers
-  // there).
   // NCHW convolutions large enough to repay the repacking kernels.
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
     auto input = cast<MemRefType>(conv.getDpsInputs()[0].getType());
@@ -102,6 +97,16 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
                         input.getDimSize(1) % 8 == 0 &&
                         macs >= packedConvMinMacs;
   }
+  // Matmuls (both operands read through flat views along k) take 4x4
+  // fragments per subgroup (128x128 tiles) while those fill an H200's 132
+  // SMs; convolutions, whose implicit-GEMM loads keep more index
+  // arithmetic live, 2x2 (64x64 tiles). Measured on an H200 at precision
+  // high, GPU time: a 3x3 convolution 32x64x56x56 -> 64 0.455 ms with 4x4
+  // fragments, 0.293 with 2x2; resnet50 at batch 32 21.6 and 13.9 ms; a
+  // 4096^3 linear layer 4.55 and 6.09 ms. Matmuls of fewer 64x64 tiles
+  // than SMs go to the SIMT kernel, whose split-k spreads the work better
+  // (a transformer encoder 8x128x256: 0.50 -> 0.40 ms with its 1024x256
+  // linear layers there); convolutions split k here (below).
   // Packed convolutions stay at 2x2 fragments: on an H200 at precision
   // high, 4x4 fragments in 64x256 or 128x128 tiles took resnet50 at batch
   // 32 from 10.6 to 14.4 ms (a 1x1 convolution 32x64x56x56 -> 256: 0.19 ->
@@ -112,7 +117,6 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // H200: resnet50 at batch 32 13.9 -> 16.2 ms).
   config.k = config.precision == Precision::High ? 16 : 32;
   if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
-    config.subgroupsM = config.subgroupsN = 2;
     config.fragsM = config.fragsN = 2;
     int64_t count = tiles(64, 64);
     if (count < kCoopMinTiles) {
@@ -281,24 +285,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     int64_t groups = shape[1] / 8;
     int64_t units = shape[0] * groups * shape[2] * shape[3];
     allocatePacked(operand, units);
-    constexpr int64_t threads = 256;
-    auto pack =
-        gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(units, threads)),
-                              c1, c1, cst(b, threads), c1, c1);
-    OpBuilder kb = OpBuilder::atBlockBegin(&pack.getBody().front());
-    Value unit = arith::AddIOp::create(
-        kb, loc,
-        arith::MulIOp::create(kb, loc, pack.getBlockIds().x, cst(kb, threads)),
-        pack.getThreadIds().x);
-    auto guard = scf::IfOp::create(
-        kb, loc,
-        arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, unit,
-                              cst(kb, units)),
-        /*withElseRegion=*/false);
-    gpu::TerminatorOp::create(kb, loc);
-    OpBuilder gb = guard.getThenBodyBuilder();
+    fx::ElementLaunch pack = fx::createElementLaunch(b, loc, units, 256);
+    OpBuilder &gb = pack.guarded;
     SmallVector<Value> at = fx::delinearize(
-        gb, loc, unit, ArrayRef<int64_t>{shape[0], groups, shape[2], shape[3]});
+        gb, loc, pack.index,
+        ArrayRef<int64_t>{shape[0], groups, shape[2], shape[3]});
     Value channel0 = arith::MulIOp::create(gb, loc, at[1], cst(gb, 8));
     Value zeroValue =
         arith::ConstantOp::create(gb, loc,
@@ -424,14 +415,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       config.bf16 ? Location(FusedLoc::get(
                         ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
                   : loc;
-  // Split-k partial sums go to [split][batch][row][column] of a temporary.
+  // Split-k partial sums (f32: chooseCoopGemm splits f32 outputs only).
   Value partial;
   if (config.splits > 1)
-    partial = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({config.splits, view.batch.size(), view.rows.size(),
-                         view.cols.size()},
-                        Float32Type::get(ctx)));
+    partial = allocatePartialSums(b, config.splits);
   auto launch = gpu::LaunchOp::create(
       b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
       cst(b, llvm::divideCeil(view.rows.size(), config.m())),

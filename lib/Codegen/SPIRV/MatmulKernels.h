@@ -202,7 +202,17 @@ public:
   void build();
   /// The tensor-core kernel (MatmulCooperativeGemm.cpp).
   void buildCooperative(const struct CoopGemmConfig &config);
-  /// The second kernel of split-k: adds the partial sums to the output.
+  /// Split-k's temporary: [split][batch][row][column] partial sums in the
+  /// output's element type.
+  Value allocatePartialSums(OpBuilder &b, int64_t splits) {
+    return memref::AllocOp::create(
+        b, loc,
+        MemRefType::get(
+            {splits, view.batch.size(), view.rows.size(), view.cols.size()},
+            getElementTypeOrSelf(op.getDpsInits()[0].getType())));
+  }
+  /// The second kernel of split-k: adds the partial sums (`partial`, from
+  /// allocatePartialSums) to the output.
   void buildSplitSum(OpBuilder &b, Value partial);
 
 private:

@@ -50,14 +50,9 @@ void GemmKernelBuilder::build() {
   Value c1 = cst(b, 1);
   Value out = op.getDpsInits()[0];
   Type accType = getElementTypeOrSelf(out.getType());
-  // Split-k partial sums go to [split][batch][row][column] of a temporary.
   Value partial;
   if (tile.splits > 1)
-    partial = memref::AllocOp::create(
-        b, loc,
-        MemRefType::get({tile.splits, view.batch.size(), view.rows.size(),
-                         view.cols.size()},
-                        accType));
+    partial = allocatePartialSums(b, tile.splits);
   // A dynamic batch: the host computes the grid from the loops' sizes
   // (never split over k, chooseTile).
   extents.assign(op.getNumLoops(), Value());
@@ -244,22 +239,14 @@ void GemmKernelBuilder::build() {
 
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   // One thread per output element: the output plus its partial sums, in
-  // split order.
-  int64_t total = view.batch.size() * view.rows.size() * view.cols.size();
-  Value c1 = cst(b, 1);
-  auto launch =
-      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, kThreads)),
-                            c1, c1, cst(b, kThreads), c1, c1);
-  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  zero = cst(body, 0);
-  Value index = arith::AddIOp::create(
-      body, loc, launch.getThreadIds().x,
-      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
-                            cst(body, kThreads)));
-  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
-                                        index, cst(body, total));
-  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
-  OpBuilder gb = guard.getThenBodyBuilder();
+  // split order (the temporary's outermost dimension).
+  int64_t splits = cast<MemRefType>(partial.getType()).getDimSize(0);
+  fx::ElementLaunch launch = fx::createElementLaunch(
+      b, loc, view.batch.size() * view.rows.size() * view.cols.size(),
+      kThreads);
+  OpBuilder &gb = launch.guarded;
+  Value index = launch.index;
+  zero = cst(gb, 0);
   SmallVector<Value> brc = fx::delinearize(
       gb, loc, index, {view.batch.size(), view.rows.size(), view.cols.size()});
   SmallVector<Value> loops(op.getNumLoops());
@@ -275,13 +262,12 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
                 gb, loc, gb.getZeroAttr(getElementTypeOrSelf(out.getType())))
                 .getResult()
           : memref::LoadOp::create(gb, loc, out, outIndex).getResult();
-  for (int64_t s = 0; s < tile.splits; ++s)
+  for (int64_t s = 0; s < splits; ++s)
     acc = arith::AddFOp::create(
         gb, loc, acc,
         memref::LoadOp::create(gb, loc, partial,
                                ValueRange{cst(gb, s), brc[0], brc[1], brc[2]}));
   storeGemmResult(gb, loc, op, fusion, acc, outIndex);
-  gpu::TerminatorOp::create(body, loc);
 }
 
 } // namespace mlir::fx::matmul

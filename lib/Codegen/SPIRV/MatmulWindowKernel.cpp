@@ -63,21 +63,10 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   };
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
-  int64_t total = outType.getNumElements();
-  Value c1 = cst(b, 1);
-  auto launch =
-      gpu::LaunchOp::create(b, loc, cst(b, llvm::divideCeil(total, kThreads)),
-                            c1, c1, cst(b, kThreads), c1, c1);
-  OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
-  Value linear = arith::AddIOp::create(
-      body, loc,
-      arith::MulIOp::create(body, loc, launch.getBlockIds().x,
-                            cst(body, kThreads)),
-      launch.getThreadIds().x);
-  Value inRange = arith::CmpIOp::create(body, loc, arith::CmpIPredicate::ult,
-                                        linear, cst(body, total));
-  auto guard = scf::IfOp::create(body, loc, inRange, /*withElse=*/false);
-  OpBuilder tb = guard.getThenBodyBuilder();
+  fx::ElementLaunch launch =
+      fx::createElementLaunch(b, loc, outType.getNumElements(), kThreads);
+  OpBuilder &tb = launch.guarded;
+  Value linear = launch.index;
 
   // The output element of this thread (neighbouring threads own
   // neighbouring elements) and the loop values it fixes.
@@ -136,8 +125,6 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   };
   Value result = window(tb, 0, init);
   storeGemmResult(tb, loc, op, fusion, result, outIndex);
-  OpBuilder end = OpBuilder::atBlockEnd(&launch.getBody().front());
-  gpu::TerminatorOp::create(end, loc);
   op->erase();
 }
 

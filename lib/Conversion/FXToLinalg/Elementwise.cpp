@@ -526,42 +526,8 @@ Value computeBinary(SubOp op, OpBuilder &b, Location loc, Value x, Value y) {
 Value computeBinary(MulOp, OpBuilder &b, Location loc, Value x, Value y) {
   return createMul(b, loc, x, y);
 }
-Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
-  std::optional<RoundingMode> mode = op.getRoundingMode();
-  if (isFloat(x.getType())) {
-    Value q = arith::DivFOp::create(b, loc, x, y);
-    if (!mode)
-      return q;
-    if (*mode == RoundingMode::trunc)
-      return math::TruncOp::create(b, loc, q);
-    return math::FloorOp::create(b, loc, q);
-  }
-  // Integer division by zero would trap; PyTorch raises an error there. The
-  // divisor is replaced by 1 so the process survives (the result for those
-  // elements is unspecified).
-  Type t = x.getType();
-  Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
-                                       constant(b, loc, t, 0));
-  Value safe =
-      arith::SelectOp::create(b, loc, isZero, constant(b, loc, t, 1), y);
-  if (mode && *mode == RoundingMode::floor)
-    return arith::FloorDivSIOp::create(b, loc, x, safe);
-  return arith::DivSIOp::create(b, loc, x, safe);
-}
-Value computeBinary(PowOp, OpBuilder &b, Location loc, Value x, Value y) {
-  if (isFloat(x.getType()))
-    return math::PowFOp::create(b, loc, x, y);
-  return math::IPowIOp::create(b, loc, x, y);
-}
-Value computeBinary(MaximumOp, OpBuilder &b, Location loc, Value x, Value y) {
-  return createMaximum(b, loc, x, y);
-}
-Value computeBinary(MinimumOp, OpBuilder &b, Location loc, Value x, Value y) {
-  return createMinimum(b, loc, x, y);
-}
-
-/// Integer `x % y` divisors: 1 where `y` is zero (a trap on the CPU; ATen
-/// raises an error there, the elements are unspecified here).
+/// Integer `x / y` and `x % y` divisors: 1 where `y` is zero (a trap on the
+/// CPU; ATen raises an error there, the elements are unspecified here).
 Value safeDivisor(OpBuilder &b, Location loc, Value y) {
   Type t = y.getType();
   Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y,
@@ -584,6 +550,33 @@ Value fmodFloat(OpBuilder &b, Location loc, Value x, Value y) {
       b, loc, arith::AndIOp::create(b, loc, yInfinite, xFinite), x, r);
   return nanWhere(b, loc, yZero, r);
 }
+Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
+  std::optional<RoundingMode> mode = op.getRoundingMode();
+  if (isFloat(x.getType())) {
+    Value q = arith::DivFOp::create(b, loc, x, y);
+    if (!mode)
+      return q;
+    if (*mode == RoundingMode::trunc)
+      return math::TruncOp::create(b, loc, q);
+    return math::FloorOp::create(b, loc, q);
+  }
+  Value safe = safeDivisor(b, loc, y);
+  if (mode && *mode == RoundingMode::floor)
+    return arith::FloorDivSIOp::create(b, loc, x, safe);
+  return arith::DivSIOp::create(b, loc, x, safe);
+}
+Value computeBinary(PowOp, OpBuilder &b, Location loc, Value x, Value y) {
+  if (isFloat(x.getType()))
+    return math::PowFOp::create(b, loc, x, y);
+  return math::IPowIOp::create(b, loc, x, y);
+}
+Value computeBinary(MaximumOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return createMaximum(b, loc, x, y);
+}
+Value computeBinary(MinimumOp, OpBuilder &b, Location loc, Value x, Value y) {
+  return createMinimum(b, loc, x, y);
+}
+
 Value computeBinary(FmodOp, OpBuilder &b, Location loc, Value x, Value y) {
   if (isFloat(x.getType()))
     return fmodFloat(b, loc, x, y);

@@ -8,6 +8,7 @@
 #ifndef FX_CODEGEN_SPIRV_GPUUTILS_H
 #define FX_CODEGEN_SPIRV_GPUUTILS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::fx {
@@ -61,6 +62,18 @@ void emitUnrolledStridedLoop(OpBuilder &b, Location loc, Value start,
 void emitUnrolledStridedLoop(OpBuilder &b, Location loc, Value start,
                              Value count, Value stride, int64_t unroll,
                              function_ref<void(OpBuilder &, Value index)> body);
+
+/// A gpu.launch of one thread per element of `total` (workgroups of
+/// `threads`), created at `b`: `index` is the thread's element, `guarded`
+/// builds inside the guard `index < total` (the launch body's terminator
+/// is in place).
+struct ElementLaunch {
+  gpu::LaunchOp launch;
+  Value index;
+  OpBuilder guarded;
+};
+ElementLaunch createElementLaunch(OpBuilder &b, Location loc, int64_t total,
+                                  int64_t threads);
 
 /// Like emitUnrolledStridedLoop for a reduction: `body(b, index, acc)`
 /// returns the accumulator after `index`; copies beyond `count` keep the
