@@ -40,6 +40,17 @@ Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
   return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
 }
 
+/// Rounds toward zero: ceil below zero, floor above. MLIR 22's SPIR-V
+/// conversion has no math.trunc (GLSL.std.450's Trunc is not in its GL
+/// dialect), so neither trunc nor div's trunc mode emit it.
+Value truncFloat(OpBuilder &b, Location loc, Value x) {
+  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                         constant(b, loc, x.getType(), 0));
+  return arith::SelectOp::create(b, loc, negative,
+                                 math::CeilOp::create(b, loc, x),
+                                 math::FloorOp::create(b, loc, x));
+}
+
 Value sigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value negExp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
@@ -264,16 +275,10 @@ Value computeUnary(RoundOp, OpBuilder &b, Location loc, Value x) {
     return x;
   return math::RoundEvenOp::create(b, loc, x);
 }
-// ceil below zero, floor above: MLIR 22's SPIR-V conversion has no
-// math.trunc (GLSL.std.450's Trunc is not in its GL dialect).
 Value computeUnary(TruncOp, OpBuilder &b, Location loc, Value x) {
   if (!isFloat(x.getType()))
     return x;
-  Value negative = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
-                                         constant(b, loc, x.getType(), 0));
-  return arith::SelectOp::create(b, loc, negative,
-                                 math::CeilOp::create(b, loc, x),
-                                 math::FloorOp::create(b, loc, x));
+  return truncFloat(b, loc, x);
 }
 Value computeUnary(SignOp, OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
@@ -557,7 +562,7 @@ Value computeBinary(DivOp op, OpBuilder &b, Location loc, Value x, Value y) {
     if (!mode)
       return q;
     if (*mode == RoundingMode::trunc)
-      return math::TruncOp::create(b, loc, q);
+      return truncFloat(b, loc, q);
     return math::FloorOp::create(b, loc, q);
   }
   Value safe = safeDivisor(b, loc, y);

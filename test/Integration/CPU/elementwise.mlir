@@ -283,6 +283,17 @@ func.func @binary_f32(%a0: tensor<3x4xf32>, %a1: tensor<4xf32>) -> (tensor<3x4xf
   return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>
 }
 
+// Floating-point division with rounding (trunc emits no math.trunc, which
+// the Vulkan lowering lacks).
+// INPUT a0: np.array([[7.5, -7.5, 9.0, -9.0], [3.0, 0.5, -5.25, 6.0]], dtype=np.float32)
+// INPUT a1: np.array([2.0, 2.0, -4.0, 3.5], dtype=np.float32)
+// REF: (torch.div(a0, a1, rounding_mode="trunc"), torch.div(a0, a1, rounding_mode="floor"))
+func.func @div_rounding_f32(%a0: tensor<2x4xf32>, %a1: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %0 = fx.div %a0, %a1 {rounding_mode = #fx.rounding_mode<trunc>} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %1 = fx.div %a0, %a1 {rounding_mode = #fx.rounding_mode<floor>} : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
 // INPUT a0: np.array([[7, -7, 9, -9], [3, 4, -5, 6]])
 // INPUT a1: np.array([2, 2, -4, 3])
 // REF: (a0 / a1, torch.div(a0, a1, rounding_mode="trunc"), torch.div(a0, a1, rounding_mode="floor"), a0 + a1, torch.pow(a1, 2))
