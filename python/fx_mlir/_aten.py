@@ -412,11 +412,10 @@ def _sum_mean(ctx, x, dim=None, keepdim=False, dtype=None):
     return ctx.emit(name, [x], attrs)
 
 
-@handles(aten.var_mean.correction, aten.var.correction, aten.std.correction)
-def _var_mean(ctx, x, dim=None, correction=None, keepdim=False):
-    # mean, then sum((x - mean)^2) / (n - correction) (torch.export's group
-    # norm decomposes to it). The mean is kept with its dims for the
-    # subtraction and dropped after, as keepdim says.
+def _variance(ctx, x, dim, correction, keepdim):
+    """(var, mean with the reduced dims kept, var's shape): the mean, then
+    sum((x - mean)^2) / (n - correction). The mean keeps its dims for the
+    subtraction."""
     if x.etype not in ("f32", "f16", "bf16"):
         raise Unsupported("var_mean of a non-floating tensor")
     if any(not isinstance(d, int) or d < 0 for d in x.shape):
@@ -438,6 +437,13 @@ def _var_mean(ctx, x, dim=None, correction=None, keepdim=False):
     # n <= correction: ATen divides by zero (inf or NaN); so does this.
     var = ctx.emit_typed("div", [total, scalar_operand(ctx, float(denominator), total)],
                          None, [(out_shape, x.etype)])
+    return var, mean, out_shape
+
+
+@handles(aten.var_mean.correction, aten.var.correction, aten.std.correction)
+def _var_mean(ctx, x, dim=None, correction=None, keepdim=False):
+    # (torch.export's group norm decomposes to var_mean.)
+    var, mean, out_shape = _variance(ctx, x, dim, correction, keepdim)
     if ctx.node.target is aten.var.correction:
         return var
     if ctx.node.target is aten.std.correction:
@@ -448,7 +454,7 @@ def _var_mean(ctx, x, dim=None, correction=None, keepdim=False):
 @handles(aten.var.dim)
 def _var_dim(ctx, x, dim=None, unbiased=True, keepdim=False):
     # var.dim(x, dim, unbiased) is var.correction with correction 1 or 0.
-    return _var_mean(ctx, x, dim, 1 if unbiased else 0, keepdim)[0]
+    return _variance(ctx, x, dim, 1 if unbiased else 0, keepdim)[0]
 
 
 @handles(aten.amax.default, aten.amin.default)
