@@ -2,9 +2,10 @@
 
 #include "fx/Compiler/CPUCompiler.h"
 
+#include "fx/Compiler/Entry.h"
 #include "fx/Pipelines/Pipelines.h"
-#include "fx/Runtime/CompilerRuntime.h"
 #include "fx/Runtime/CPULibrary.h"
+#include "fx/Runtime/CompilerRuntime.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -106,9 +107,10 @@ vectorRegisters(const llvm::MCSubtargetInfo &subtarget) {
 /// Lowers `module` with fx-cpu-pipeline for the CPU `subtarget` describes
 /// to the LLVM dialect and checks that its entry points follow the
 /// runtime's calling convention.
-static LogicalResult
-lowerToLLVMDialect(ModuleOp module, const CPUCompileOptions &options,
-                   const llvm::MCSubtargetInfo &subtarget) {
+static LogicalResult lowerToLLVMDialect(ModuleOp module,
+                                        const CPUCompileOptions &options,
+                                        const llvm::MCSubtargetInfo &subtarget,
+                                        bool hoistParameters = false) {
   PassManager pm(module.getContext());
   mlir::fx::CPUPipelineOptions pipelineOptions;
   auto [bits, registers] = vectorRegisters(subtarget);
@@ -119,6 +121,7 @@ lowerToLLVMDialect(ModuleOp module, const CPUCompileOptions &options,
   pipelineOptions.dispatchRegions = options.dispatchRegions;
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.threads = options.threads;
+  pipelineOptions.hoistParameters = hoistParameters;
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();
@@ -126,7 +129,8 @@ lowerToLLVMDialect(ModuleOp module, const CPUCompileOptions &options,
   // for them and warns about unknown argument attributes.
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>())
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-      fn.removeArgAttr(i, StringAttr::get(module.getContext(), "fx.param"));
+      for (StringRef name : {"fx.param", "fx.prepared", "fx.argument"})
+        fn.removeArgAttr(i, StringAttr::get(module.getContext(), name));
   // The runtime passes outputs as buffers: a C interface that still returns
   // a value would be called wrongly, so refuse it here.
   for (auto fn : module.getOps<LLVM::LLVMFuncOp>()) {
@@ -555,8 +559,35 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
     return unknownCPUError(loc, options.cpu);
 
-  if (failed(lowerToLLVMDialect(module, options, *tm->getMCSubtargetInfo())))
+  // Computations on the weights alone move into a prepare function the
+  // runtime calls once per binding (CPULibrary; the JIT keeps them inline).
+  if (failed(lowerToLLVMDialect(module, options, *tm->getMCSubtargetInfo(),
+                                /*hoistParameters=*/true)))
     return failure();
+  std::optional<rt::CPUPrepare> prepare;
+  if (auto records = module->getAttrOfType<DictionaryAttr>("fx.prepare")) {
+    if (auto record = records.getAs<DictionaryAttr>(entry)) {
+      rt::CPUPrepare &info = prepare.emplace();
+      info.symbol = rt::kCPUEntryPrefix +
+                    record.getAs<StringAttr>("function").getValue().str();
+      for (int64_t index :
+           record.getAs<DenseI64ArrayAttr>("arguments").asArrayRef())
+        info.arguments.push_back(index);
+      for (auto [i, attr] :
+           llvm::enumerate(record.getAs<ArrayAttr>("results"))) {
+        auto type = cast<RankedTensorType>(cast<TypeAttr>(attr).getValue());
+        std::optional<rt::DType> dtype = toDType(type.getElementType());
+        if (!dtype)
+          return emitError(loc) << "a prepared parameter has the type " << type
+                                << ", which has no runtime dtype";
+        info.results.push_back(
+            rt::TensorSpec{"prepared." + std::to_string(i), *dtype,
+                           std::vector<int64_t>(type.getShape().begin(),
+                                                type.getShape().end())});
+      }
+    }
+    module->removeAttr("fx.prepare");
+  }
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, "fx");
@@ -575,10 +606,20 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
   code.symbol = rt::kCPUEntryPrefix + entry.str();
   code.imports = routeImports(*llvmModule);
   definePackedEntry(*llvmModule, ciface, code.symbol);
-  // Only the entry point and the import table are visible: everything else
-  // is internal, so LLVM may inline, specialize and drop it.
+  if (prepare) {
+    std::string name = prepare->symbol.substr(strlen(rt::kCPUEntryPrefix));
+    llvm::Function *prepareInterface =
+        llvmModule->getFunction("_mlir_ciface_" + name);
+    if (!prepareInterface)
+      return emitError(loc) << "no compiled prepare function '" << name << "'";
+    definePackedEntry(*llvmModule, prepareInterface, prepare->symbol);
+    code.prepare = std::move(prepare);
+  }
+  // Only the entry points and the import table are visible: everything
+  // else is internal, so LLVM may inline, specialize and drop it.
   for (llvm::Function &fn : *llvmModule)
-    if (!fn.isDeclaration() && fn.getName() != code.symbol)
+    if (!fn.isDeclaration() && fn.getName() != code.symbol &&
+        (!code.prepare || fn.getName() != code.prepare->symbol))
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   for (llvm::GlobalVariable &global : llvmModule->globals())
     if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&

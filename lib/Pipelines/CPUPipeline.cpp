@@ -133,6 +133,10 @@ static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
 void fx::buildCPUPipeline(OpPassManager &pm,
                           const CPUPipelineOptions &options) {
   buildFusionStages(pm, options);
+  if (options.hoistParameters) {
+    pm.addPass(createFXHoistParameterComputations());
+    addCleanup(pm);
+  }
   if (options.vectorize) {
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.

@@ -168,6 +168,24 @@ Status checkEntry(const ArtifactEntry &entry) {
         return s;
     if (code.library.empty())
       return Status::error("the CPU code has no library");
+    if (code.prepare) {
+      if (Status s =
+              checkText(code.prepare->symbol, "the CPU code's prepare symbol");
+          !s.isOk())
+        return s;
+      for (int64_t index : code.prepare->arguments)
+        if (index < 0 || size_t(index) >= sig.inputs.size() ||
+            !sig.inputs[index].parameter)
+          return Status::error("the CPU code's prepare function reads input " +
+                               std::to_string(index) +
+                               ", which is not a parameter of the entry");
+      for (size_t i = 0; i < code.prepare->results.size(); ++i)
+        if (Status s = checkSpec(code.prepare->results[i],
+                                 "prepared parameter " + std::to_string(i),
+                                 /*isOutput=*/true, /*allowDynamic=*/false);
+            !s.isOk())
+          return s;
+    }
   }
   if (!entry.vulkan)
     return Status::ok();
@@ -437,14 +455,26 @@ public:
         text += (text.size() > 1 ? ", " : "") + json::quote(item);
       return text + "]";
     };
-    return InlineObject()
-        .add("arch", json::quote(code.arch))
+    InlineObject object;
+    object.add("arch", json::quote(code.arch))
         .add("cpu", json::quote(code.cpu))
         .add("features", strings(code.features))
         .add("symbol", json::quote(code.symbol))
         .add("imports", strings(code.imports))
-        .add("library", blob(code.library.data(), code.library.size()))
-        .str();
+        .add("library", blob(code.library.data(), code.library.size()));
+    if (code.prepare) {
+      std::string results = "[";
+      for (const TensorSpec &spec : code.prepare->results)
+        results += (results.size() > 1 ? ", " : "") +
+                   this->spec(spec, /*isInput=*/false);
+      object.add("prepare",
+                 InlineObject()
+                     .add("symbol", json::quote(code.prepare->symbol))
+                     .add("arguments", numbers(code.prepare->arguments))
+                     .add("results", results + "]")
+                     .str());
+    }
+    return object.str();
   }
 
   std::string entry(const ArtifactEntry &entry, size_t indent) {
@@ -1066,6 +1096,30 @@ private:
     if (length == 0)
       return error(join(path, "library"), "is empty");
     code.library.assign(begin, begin + length);
+    // Optional: CPU code without parameter computations has none.
+    if (const json::Value *prepare = value.find("prepare")) {
+      std::string where = join(path, "prepare");
+      if (Status s = expect(*prepare, Kind::Object, where); !s.isOk())
+        return s;
+      CPUPrepare &into = code.prepare.emplace();
+      if (Status s = getString(*prepare, "symbol", where, into.symbol);
+          !s.isOk())
+        return s;
+      std::vector<uint64_t> arguments;
+      if (Status s = getUnsignedArray(*prepare, "arguments", where, INT64_MAX,
+                                      0, arguments);
+          !s.isOk())
+        return s;
+      into.arguments.assign(arguments.begin(), arguments.end());
+      if (Status s = forEachObject(
+              *prepare, "results", where,
+              [&](const json::Value &element, const std::string &at) {
+                return readSpec(element, at, /*isInput=*/false,
+                                into.results.emplace_back());
+              });
+          !s.isOk())
+        return s;
+    }
     return Status::ok();
   }
 

@@ -226,8 +226,86 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
   if (!entry)
     return fail("the CPU code has no entry point '" + code.symbol + "'");
   auto function = reinterpret_cast<PackedFunction>(entry);
+  std::optional<CPUFunction> prepareFn;
+  std::vector<int64_t> prepareArguments;
+  if (code.prepare) {
+    const CPUPrepare &prepare = *code.prepare;
+    void *symbol = dlsym(handle, prepare.symbol.c_str());
+    if (!symbol)
+      return fail("the CPU code has no prepare function '" + prepare.symbol +
+                  "'");
+    // The prepare function takes the parameters as plain inputs; the entry
+    // takes its results after its own inputs.
+    FunctionSignature prepareSignature;
+    for (int64_t index : prepare.arguments) {
+      if (index < 0 || size_t(index) >= signature.inputs.size() ||
+          !signature.inputs[index].parameter)
+        return fail("the CPU code's prepare function reads input " +
+                    std::to_string(index) + ", which is not a parameter");
+      TensorSpec spec = signature.inputs[index];
+      spec.parameter = false;
+      prepareSignature.inputs.push_back(spec);
+    }
+    prepareSignature.outputs = prepare.results;
+    for (TensorSpec spec : prepare.results) {
+      spec.parameter = false;
+      signature.inputs.push_back(spec);
+    }
+    prepareFn.emplace(reinterpret_cast<PackedFunction>(symbol),
+                      std::move(prepareSignature));
+    prepareArguments = prepare.arguments;
+  }
   return std::unique_ptr<CPULibrary>(
-      new CPULibrary(handle, fd, CPUFunction(function, std::move(signature))));
+      new CPULibrary(handle, fd, CPUFunction(function, std::move(signature)),
+                     std::move(prepareFn), std::move(prepareArguments)));
+}
+
+Result<std::vector<Tensor>>
+CPULibrary::withPrepared(const std::vector<Tensor> &arguments) {
+  if (!prepareFn)
+    return arguments;
+  std::vector<Tensor> parameters;
+  std::vector<const void *> from;
+  for (int64_t index : prepareArguments) {
+    if (size_t(index) >= arguments.size())
+      return Status::error("expected more inputs than " +
+                           std::to_string(arguments.size()));
+    parameters.push_back(arguments[index]);
+    from.push_back(arguments[index].data());
+  }
+  std::vector<Tensor> all = arguments;
+  std::lock_guard<std::mutex> lock(prepareMutex);
+  if (prepared.empty() || from != preparedFrom) {
+    auto results = prepareFn->run(parameters);
+    if (!results.isOk())
+      return Status::error("preparing the parameters: " + results.message());
+    prepared = results.take();
+    preparedFrom = std::move(from);
+  }
+  all.insert(all.end(), prepared.begin(), prepared.end());
+  return all;
+}
+
+Result<std::vector<Tensor>>
+CPULibrary::run(const std::vector<Tensor> &arguments) {
+  auto all = withPrepared(arguments);
+  if (!all.isOk())
+    return all.status();
+  return fn.run(all.value());
+}
+
+Status CPULibrary::runInto(const std::vector<Tensor> &arguments,
+                           std::vector<Tensor> &outputs) {
+  auto all = withPrepared(arguments);
+  if (!all.isOk())
+    return all.status();
+  return fn.runInto(all.value(), outputs);
+}
+
+void CPULibrary::invalidatePrepared() {
+  std::lock_guard<std::mutex> lock(prepareMutex);
+  prepared.clear();
+  preparedFrom.clear();
 }
 
 } // namespace fx::rt

@@ -71,7 +71,7 @@ struct Model::Impl {
     if (!variant.isOk())
       return variant.status();
     if (variant.value()->cpu)
-      return variant.value()->cpu->function().run(arguments);
+      return variant.value()->cpu->run(arguments);
     return variant.value()->vulkan->run(arguments);
   }
   Status runAllInto(const std::vector<Tensor> &arguments,
@@ -80,8 +80,17 @@ struct Model::Impl {
     if (!variant.isOk())
       return variant.status();
     if (variant.value()->cpu)
-      return variant.value()->cpu->function().runInto(arguments, outputs);
+      return variant.value()->cpu->runInto(arguments, outputs);
     return variant.value()->vulkan->runInto(arguments, outputs);
+  }
+
+  /// Parameters computed from the bound ones (CPU code with a prepare
+  /// function) are computed again at the next run: a rebinding may reuse
+  /// a tensor whose contents changed.
+  void invalidatePrepared() {
+    for (Variant &variant : variants)
+      if (variant.cpu)
+        variant.cpu->invalidatePrepared();
   }
 
   /// The full argument list: `inputs` (checked) and the bound parameters.
@@ -280,6 +289,7 @@ Status Model::bindWeights(const std::string &path) {
   for (size_t i = 0; i < bound.size(); ++i)
     if (bound[i])
       impl->parameters[i] = std::move(bound[i]);
+  impl->invalidatePrepared();
   return Status::ok();
 }
 
@@ -293,6 +303,7 @@ Status Model::setParameter(const std::string &name, const Tensor &tensor) {
       return s;
     std::unique_lock<std::shared_mutex> lock(impl->mutex);
     impl->parameters[i] = tensor;
+    impl->invalidatePrepared();
     return Status::ok();
   }
   return Status::error("'" + entryName + "' has no parameter named '" + name +

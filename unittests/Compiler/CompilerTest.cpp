@@ -482,6 +482,94 @@ TEST(CompilerDump, WritesTheIntermediateForms) {
   }
 }
 
+/// A linear layer with a short k and 16 rows: the CPU transposes its weight
+/// once, in a prepare function (fx-hoist-parameter-computations).
+const char *kPreparedLinear = R"mlir(
+func.func @lin(%x: tensor<16x4xf32>,
+               %w: tensor<8x4xf32> {fx.param = "fc.weight"}) -> tensor<16x8xf32> {
+  %0 = fx.linear %x, %w : (tensor<16x4xf32>, tensor<8x4xf32>) -> tensor<16x8xf32>
+  return %0 : tensor<16x8xf32>
+}
+)mlir";
+
+/// x @ w^T on the host.
+std::vector<float> linearReference(const Tensor &x, const Tensor &w) {
+  std::vector<float> y(16 * 8, 0);
+  for (int i = 0; i < 16; ++i)
+    for (int j = 0; j < 8; ++j)
+      for (int k = 0; k < 4; ++k)
+        y[i * 8 + j] +=
+            x.dataAs<float>()[i * 4 + k] * w.dataAs<float>()[j * 4 + k];
+  return y;
+}
+
+TEST(CompilerPreparedParameters, ComputedOncePerBindingAndAgainOnRebind) {
+  Compiler compiler;
+  auto artifact = compiler.compileStringToArtifact(kPreparedLinear);
+  ASSERT_TRUE(artifact.isOk()) << artifact.message();
+  const rt::ArtifactEntry &entry = artifact.value().entries.at(0);
+  ASSERT_TRUE(entry.cpu && entry.cpu->prepare);
+  EXPECT_EQ(entry.cpu->prepare->symbol, "fxrt_entry_lin__prepare");
+  EXPECT_EQ(entry.cpu->prepare->arguments, (std::vector<int64_t>{1}));
+  ASSERT_EQ(entry.cpu->prepare->results.size(), 1u);
+  EXPECT_EQ(entry.cpu->prepare->results[0].str(), "f32[4, 8]");
+  // The public signature does not show the prepared parameter.
+  EXPECT_EQ(entry.signature.inputs.size(), 2u);
+
+  // Through an artifact file: the prepare function survives writing and
+  // reading.
+  TempDir dir;
+  ASSERT_TRUE(rt::writeArtifact(dir.path("m.fxa"), artifact.value()).isOk());
+  auto loaded = rt::Model::loadFile(dir.path("m.fxa"), {});
+  ASSERT_TRUE(loaded.isOk()) << loaded.message();
+  rt::Model &m = *loaded.value();
+  Tensor x = Tensor::allocate(DType::F32, {16, 4});
+  Tensor w = Tensor::allocate(DType::F32, {8, 4});
+  for (int i = 0; i < 64; ++i)
+    x.dataAs<float>()[i] = float(i % 7) - 3;
+  for (int i = 0; i < 32; ++i)
+    w.dataAs<float>()[i] = float(i % 5) * 0.5f - 1;
+  ASSERT_TRUE(m.setParameter("fc.weight", w).isOk());
+  for (int run = 0; run < 2; ++run) {
+    auto y = m.run({x});
+    ASSERT_TRUE(y.isOk()) << y.message();
+    EXPECT_EQ(values(y.value()[0]), linearReference(x, w)) << "run " << run;
+  }
+  // The weight changed in place and bound again: the prepared transpose is
+  // computed again, not reused.
+  for (int i = 0; i < 32; ++i)
+    w.dataAs<float>()[i] *= -2;
+  ASSERT_TRUE(m.setParameter("fc.weight", w).isOk());
+  auto y = m.run({x});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), linearReference(x, w));
+  // Another tensor bound: likewise.
+  Tensor w2 = Tensor::allocate(DType::F32, {8, 4});
+  for (int i = 0; i < 32; ++i)
+    w2.dataAs<float>()[i] = float(i);
+  ASSERT_TRUE(m.setParameter("fc.weight", w2).isOk());
+  y = m.run({x});
+  ASSERT_TRUE(y.isOk()) << y.message();
+  EXPECT_EQ(values(y.value()[0]), linearReference(x, w2));
+}
+
+TEST(CompilerPreparedParameters, ArtifactReaderRefusesABadPrepareFunction) {
+  Compiler compiler;
+  auto artifact = compiler.compileStringToArtifact(kPreparedLinear);
+  ASSERT_TRUE(artifact.isOk()) << artifact.message();
+  TempDir dir;
+  // Input 0 is x, not a parameter: a prepare function may not read it.
+  rt::Artifact bad = artifact.value();
+  bad.entries[0].cpu->prepare->arguments = {0};
+  EXPECT_CONTAINS(rt::writeArtifact(dir.path("bad.fxa"), bad).message(),
+                  "prepare function reads input 0, which is not a parameter");
+  bad = artifact.value();
+  bad.entries[0].cpu->prepare->symbol = "fxrt_entry_nothing";
+  auto model = rt::Model::load(bad, {});
+  EXPECT_CONTAINS(model.message(),
+                  "the CPU code has no prepare function 'fxrt_entry_nothing'");
+}
+
 TEST(CompilerArtifacts, SavedArtifactRunsThroughTheRuntime) {
   TempDir dir;
   Compiler compiler;

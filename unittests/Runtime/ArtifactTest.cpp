@@ -337,9 +337,9 @@ TEST_F(ArtifactTest, RejectsWrongMagic) {
 
 TEST_F(ArtifactTest, RejectsOtherVersions) {
   std::vector<uint8_t> bytes = valid;
-  bytes[16] = 2;
-  EXPECT_EQ(error(bytes), "artifact format version 2 is not supported (this "
-                          "runtime reads version 1)");
+  bytes[16] = 3;
+  EXPECT_EQ(error(bytes), "artifact format version 3 is not supported (this "
+                          "runtime reads version 2)");
   bytes[16] = 0;
   bytes[19] = 1;
   EXPECT_CONTAINS(error(bytes), "version 16777216 is not supported");

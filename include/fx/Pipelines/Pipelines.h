@@ -69,6 +69,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::desc("Give every public function a C-callable "
                      "`_mlir_ciface_` wrapper taking memref descriptors"),
       llvm::cl::init(true)};
+  Option<bool> hoistParameters{
+      *this, "hoist-parameters",
+      llvm::cl::desc("Move computations on parameters alone (weights "
+                     "transposed for the register tiles) into a "
+                     "`<name>__prepare` function that the runtime calls once "
+                     "per binding of the weights; the entry takes its "
+                     "results as extra arguments "
+                     "(fx-hoist-parameter-computations)"),
+      llvm::cl::init(false)};
 };
 
 /// Adds canonicalize and cse at the level of `pm`: the cleanup after each

@@ -21,7 +21,7 @@
 //
 // The manifest:
 //
-//   {"format_version": 1, "producer": "fx-run (fx-mlir)",
+//   {"format_version": 2, "producer": "fx-run (fx-mlir)",
 //    "entries": [{"name": "forward",
 //                 "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 4],
 //                             "parameter": false}, ...],
@@ -33,7 +33,14 @@
 //
 //   {"arch": "x86_64", "cpu": "x86-64-v3", "features": ["avx2", ...],
 //    "symbol": "fxrt_entry_forward", "imports": ["fxrtParallelFor", ...],
-//    "library": BLOB (an ELF shared object)}
+//    "library": BLOB (an ELF shared object),
+//    "prepare" (optional): {"symbol": "fxrt_entry_forward__prepare",
+//                           "arguments": [1, 4, ...] (the entry's inputs it
+//                                                     reads: parameters),
+//                           "results": [{"name", "dtype", "shape"}, ...]}}
+//
+// (prepare: computations on the parameters alone, run once per binding of
+// the weights; the entry takes its results after its own inputs.)
 //
 // and a Vulkan program is
 //
@@ -103,7 +110,9 @@
 namespace fx::rt {
 
 /// The format version this runtime writes and the only one it reads.
-constexpr uint32_t kArtifactFormatVersion = 1;
+/// Version 2 added CPU prepare functions: a version 1 reader would ignore
+/// one and call the entry without its prepared parameters.
+constexpr uint32_t kArtifactFormatVersion = 2;
 /// The header's size; blobs start right after it.
 constexpr size_t kArtifactHeaderSize = 64;
 /// Blobs start at multiples of this (so they could be mapped and used in

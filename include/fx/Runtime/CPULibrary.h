@@ -26,6 +26,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,20 @@ namespace fx::rt {
 constexpr const char *kCPUImportPrefix = "__fxrt_import_";
 /// The packed entry point of function `name` is `fxrt_entry_<name>`.
 constexpr const char *kCPUEntryPrefix = "fxrt_entry_";
+
+/// Computations on the parameters alone that the compiler moved out of an
+/// entry point (fx-hoist-parameter-computations): a function of some of
+/// the entry's parameters whose results the entry takes as extra trailing
+/// arguments. The loader runs it once per binding of the weights.
+struct CPUPrepare {
+  /// The packed symbol of the prepare function.
+  std::string symbol;
+  /// The entry's inputs it takes, by index (each a parameter), in order.
+  std::vector<int64_t> arguments;
+  /// What it returns, appended to the entry's arguments in this order
+  /// (static shapes; names `prepared.<i>`).
+  std::vector<TensorSpec> results;
+};
 
 /// One entry point's CPU code, as an artifact stores it.
 struct CPUCode {
@@ -54,6 +70,8 @@ struct CPUCode {
   std::vector<std::string> imports;
   /// The ELF shared object.
   std::vector<uint8_t> library;
+  /// The function computing the entry's prepared parameters, if any.
+  std::optional<CPUPrepare> prepare;
 };
 
 /// A runtime function compiled code may import, and where it is.
@@ -95,17 +113,44 @@ public:
   static Result<std::unique_ptr<CPULibrary>> load(const CPUCode &code,
                                                   FunctionSignature signature);
 
+  /// The entry point; with prepared parameters its signature has them
+  /// appended to the entry's inputs (run and runInto pass them).
   const CPUFunction &function() const { return fn; }
 
+  /// Runs the entry on `arguments` (the entry's inputs, parameters
+  /// included). With prepared parameters, computes them first if the
+  /// parameters they come from are other tensors than last time (or
+  /// invalidatePrepared was called), then passes them along.
+  Result<std::vector<Tensor>> run(const std::vector<Tensor> &arguments);
+  Status runInto(const std::vector<Tensor> &arguments,
+                 std::vector<Tensor> &outputs);
+  /// Forgets the prepared parameters: the next run computes them again
+  /// (after a parameter's contents changed in place).
+  void invalidatePrepared();
+
 private:
-  CPULibrary(void *handle, int fd, CPUFunction fn)
-      : handle(handle), fd(fd), fn(fn) {}
+  CPULibrary(void *handle, int fd, CPUFunction fn,
+             std::optional<CPUFunction> prepareFn,
+             std::vector<int64_t> prepareArguments)
+      : handle(handle), fd(fd), fn(std::move(fn)),
+        prepareFn(std::move(prepareFn)),
+        prepareArguments(std::move(prepareArguments)) {}
+  /// `arguments` and the prepared parameters for them.
+  Result<std::vector<Tensor>>
+  withPrepared(const std::vector<Tensor> &arguments);
   void *handle;
   /// The memfd the code was loaded from, open as long as the library is
   /// loaded: dlopen finds an already loaded library by its path, so
   /// another library's /proc/self/fd/N must not name it.
   int fd;
   CPUFunction fn;
+  std::optional<CPUFunction> prepareFn;
+  std::vector<int64_t> prepareArguments;
+  /// The prepared parameters and the data of the parameters they were
+  /// computed from.
+  std::mutex prepareMutex;
+  std::vector<const void *> preparedFrom;
+  std::vector<Tensor> prepared;
 };
 
 } // namespace fx::rt

@@ -25,6 +25,46 @@ def FXMarkInputsReadOnly : Pass<"fx-mark-inputs-read-only", "ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def FXHoistParameterComputations
+    : Pass<"fx-hoist-parameter-computations", "ModuleOp"> {
+  let summary = "Move computations on parameters alone into a function run "
+                "once when the weights are bound";
+  let description = [{
+    In every public function with parameters (arguments tagged
+    `{fx.param = "name"}`), the ops whose values depend on parameters and
+    constants only (no input, no side effect) and that compute something
+    (a linalg op: a transposed or repacked weight) move into a new public
+    function `@<name>__prepare`, which takes those parameters and returns
+    the computed tensors. The entry point takes them as extra trailing
+    arguments tagged `{fx.prepared = i}`; the runtime calls the prepare
+    function once after the weights are bound and passes its results to
+    every run, so no run repeats the work.
+
+    ```mlir
+    func.func @forward(%x: tensor<64x96xf32>,
+                       %w: tensor<384x96xf32> {fx.param = "fc.weight"}) ... {
+      %t = linalg.transpose ins(%w ...) outs(...) permutation = [1, 0]
+      ... linalg.matmul ins(%x, %t ...)
+    ```
+    becomes
+    ```mlir
+    func.func @forward(%x: tensor<64x96xf32>,
+                       %w: tensor<384x96xf32> {fx.param = "fc.weight"},
+                       %t: tensor<96x384xf32> {fx.prepared = 0 : i64}) ... {
+      ... linalg.matmul ins(%x, %t ...)
+    func.func @forward__prepare(%w: tensor<384x96xf32> {fx.argument = 1 : i64}) -> tensor<96x384xf32> {
+      %t = linalg.transpose ins(%w ...) ...
+      return %t
+    ```
+    A value larger than the parameters it is computed from (a broadcast of a
+    bias) stays in the entry: storing it would cost memory and reading it
+    more time than recomputing it. The module records what moved in its
+    `fx.prepare` attribute, one entry per function: the prepare function,
+    the entry's argument indices it takes and the types it returns (what
+    the CPU compiler puts into the artifact).
+  }];
+}
+
 def FXPadInPlace : Pass<"fx-pad-in-place", "func::FuncOp"> {
   let summary = "Compute padded tensors' interiors where the padding lives";
   let description = [{

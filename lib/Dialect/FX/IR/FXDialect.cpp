@@ -42,6 +42,18 @@ LogicalResult FXDialect::verifyRegionArgAttribute(Operation *op,
                                                   unsigned regionIndex,
                                                   unsigned argIndex,
                                                   NamedAttribute attribute) {
+  // fx.prepared / fx.argument: what fx-hoist-parameter-computations adds
+  // (an entry's prepared parameter i; the entry argument a prepare
+  // function's argument is).
+  if (attribute.getName() == "fx.prepared" ||
+      attribute.getName() == "fx.argument") {
+    auto index = dyn_cast<IntegerAttr>(attribute.getValue());
+    if (!index || index.getInt() < 0)
+      return op->emitError("'")
+             << attribute.getName().getValue() << "' on argument " << argIndex
+             << " must be a non-negative integer";
+    return success();
+  }
   if (attribute.getName() != getParamAttrName())
     return op->emitError("unknown FX argument attribute '")
            << attribute.getName().getValue() << "'";
