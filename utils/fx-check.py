@@ -14,6 +14,10 @@ is a test case. The comment block above the function may hold:
                                    instead of seeded random data
   // TOL: rtol=R atol=A            tolerances (default rtol=1e-5 atol=1e-6)
 
+Arguments tagged {fx.param = "name"} are written into a .safetensors file
+under their names and bound with --weights (the path weights take: CPU code
+may prepare them once, see fx-hoist-parameter-computations).
+
 Random data is seeded by the function name: floats from a standard normal
 distribution, integers in [0, 10), bools 50/50. Inputs and references are
 written as .npy/.npz files and the case runs as
@@ -30,6 +34,9 @@ import zlib
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+from fx_mlir import safetensors  # noqa: E402
+
 try:
     import torch
     import torch.nn.functional as F
@@ -40,6 +47,8 @@ DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64,
           "i64": np.int64, "i32": np.int32, "i1": np.bool_}
 FUNC = re.compile(r"^func\.func @(\w+)\((.*?)\)\s*(->|\{)", re.S | re.M)
 TENSOR = re.compile(r"tensor<([^>]*)>")
+ARGUMENT = re.compile(r"%\w+\s*:\s*tensor<[^>]*>\s*(\{[^}]*\})?")
+PARAM = re.compile(r'fx\.param\s*=\s*"([^"]+)"')
 
 
 def parse_tensor(text):
@@ -77,7 +86,13 @@ def parse_cases(source):
                     tol[k] = float(v)
         arg_types = [parse_tensor(t) for t in TENSOR.findall(
             re.sub(r"\{[^}]*\}", "", args))]
-        cases.append((name, " ".join(refs), arg_types, inputs, tol))
+        params = []
+        for arg in ARGUMENT.finditer(args):
+            param = PARAM.search(arg.group(1) or "")
+            params.append(param.group(1) if param else None)
+        if len(params) != len(arg_types):
+            raise SystemExit(f"fx-check: cannot read the arguments of @{name}")
+        cases.append((name, " ".join(refs), arg_types, inputs, tol, params))
     return cases
 
 
@@ -99,10 +114,11 @@ def to_numpy(value):
 
 
 def run_case(fx_run, path, case, workdir, extra):
-    name, ref, arg_types, given, tol = case
+    name, ref, arg_types, given, tol, params = case
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     scope = {"torch": torch, "F": F, "np": np}
     files = []
+    weights = {}
     for i, (dims, dtype) in enumerate(arg_types):
         key = f"a{i}"
         if key in given:
@@ -111,6 +127,9 @@ def run_case(fx_run, path, case, workdir, extra):
             value = make_input(name, i, dims, dtype, rng)
         value = np.array(value, dtype=dtype, order="C")  # keeps 0-d arrays
         scope[key] = torch.from_numpy(value.copy())
+        if params[i] is not None:
+            weights[params[i]] = scope[key]
+            continue
         file = os.path.join(workdir, f"{name}.a{i}.npy")
         np.save(file, value)
         files.append(file)
@@ -132,6 +151,10 @@ def run_case(fx_run, path, case, workdir, extra):
            "--rtol", str(tol["rtol"]), "--atol", str(tol["atol"])]
     for f in files:
         cmd += ["--input", f]
+    if weights:
+        weights_file = os.path.join(workdir, f"{name}.safetensors")
+        safetensors.save(weights, weights_file)
+        cmd += ["--weights", weights_file]
     cmd += extra
     proc = subprocess.run(cmd, capture_output=True, text=True)
     ok = proc.returncode == 0

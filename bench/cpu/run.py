@@ -13,7 +13,9 @@ Everything is measured in one run on this machine: fx-run --bench for the
 compiled graphs (inputs from NumPy, outputs checked against a float64 NumPy
 reference in the same invocation) and bench/cpu/baselines.cpp for the
 references (OpenBLAS sgemm at 1 and 2 threads, oneDNN convolution, a
-STREAM-style add). Prints a markdown table and writes cpu.json and cpu.md.
+STREAM-style add). Convolution filters are parameters bound from a weights
+file, as in a model (and as oneDNN's are reordered once, outside its timed
+loop). Prints a markdown table and writes cpu.json and cpu.md.
 """
 import argparse
 import json
@@ -28,6 +30,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 from machine import cpu_name  # noqa: E402
 
 
@@ -49,7 +52,7 @@ CONVS = [
     ("conv1x1_1x960x7x7", 960, 7, 160, 1, 1, 0, 1),
     ("conv1x1_1x320x7x7", 320, 7, 1280, 1, 1, 0, 1),
 ]
-CONV_MLIR = """func.func @conv(%x: tensor<1x{c}x{h}x{h}xf32>, %w: tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32> {{
+CONV_MLIR = """func.func @conv(%x: tensor<1x{c}x{h}x{h}xf32>, %w: tensor<{f}x{cg}x{k}x{k}xf32> {{fx.param = "weight"}}) -> tensor<1x{f}x{oh}x{oh}xf32> {{
   %0 = fx.convolution %x, %w {{dilation = array<i64: 1, 1>, groups = {g} : i64, output_padding = array<i64: 0, 0>, padding = array<i64: {p}, {p}>, stride = array<i64: {s}, {s}>}} : (tensor<1x{c}x{h}x{h}xf32>, tensor<{f}x{cg}x{k}x{k}xf32>) -> tensor<1x{f}x{oh}x{oh}xf32>
   return %0 : tensor<1x{f}x{oh}x{oh}xf32>
 }}
@@ -86,7 +89,10 @@ def run_baselines(exe, runs):
 
 
 def run_fx(fx_run, mlir, entry, inputs, ref, runs, tmp, rtol, atol,
-           extra=()):
+           extra=(), weights=None):
+    """weights: {name: array} for the arguments tagged fx.param, bound from
+    a .safetensors file (as a model's weights: CPU code prepares them, e.g.
+    packs a filter, once per binding, not per run)."""
     files = []
     for i, a in enumerate(inputs):
         f = os.path.join(tmp, f"{entry}.in{i}.npy")
@@ -99,6 +105,12 @@ def run_fx(fx_run, mlir, entry, inputs, ref, runs, tmp, rtol, atol,
            "--rtol", str(rtol), "--atol", str(atol), *extra]
     for f in files:
         cmd += ["--input", f]
+    if weights:
+        import torch
+        from fx_mlir import safetensors
+        weights_file = os.path.join(tmp, f"{entry}.safetensors")
+        safetensors.save({k: torch.from_numpy(v) for k, v in weights.items()}, weights_file)
+        cmd += ["--weights", weights_file]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     text = proc.stdout + proc.stderr
     m = re.search(r"median ([0-9.]+) ms, min ([0-9.]+) ms, max ([0-9.]+) ms",
@@ -178,8 +190,8 @@ def main():
         label = (f"{'depthwise ' if groups > 1 else ''}conv {k}x{k}"
                  f"{f' stride {stride}' if stride > 1 else ''} 1x{c}x{h}x{h} -> {f}")
         for t, level in [(t, level) for t in (1, 2) for level in levels]:
-            r = run_fx(fx_run, mlir, "conv", [x, w], ref, args.runs, tmp, 1e-3, 1e-3,
-                       ["--num-threads", str(t), "--cpu", level])
+            r = run_fx(fx_run, mlir, "conv", [x], ref, args.runs, tmp, 1e-3, 1e-3,
+                       ["--num-threads", str(t), "--cpu", level], weights={"weight": w})
             data[f"{name}_t{t}_{level}"] = r
             b_ms = baselines[f"onednn_{name}_t{t}"][0]
             rows.append((f"{label}, {t} thread{'s' if t > 1 else ''}", level,

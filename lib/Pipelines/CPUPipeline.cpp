@@ -33,6 +33,7 @@ void fx::addCleanup(OpPassManager &pm) {
 // `--dump-pass-pipeline` prints the pipeline as text.
 
 static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o);
+static int64_t packedConvBlock(const CPUPipelineOptions &o);
 
 void fx::buildFusionStages(OpPassManager &pm,
                            const CPUPipelineOptions &options) {
@@ -63,6 +64,8 @@ void fx::buildFusionStages(OpPassManager &pm,
     FXCPUTileAndVectorizeOptions tiling = cpuTiling(options);
     regions.convTileF = tiling.convTileF;
     regions.convTileW = tiling.convTileW;
+    if (options.hoistParameters && options.vectorize)
+      regions.packedConvTileF = packedConvBlock(options);
     regions.dotMinK = tiling.dotMinK;
     pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));
     addCleanup(pm);
@@ -124,16 +127,37 @@ static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
   tiling.tileM = o.vectorRegisters >= 32 ? 8 : 6;
   tiling.convTileW = lanes;
   tiling.convTileF = o.vectorRegisters >= 32 ? 16 : 12;
+  // Packed convolution tiles hold one accumulator per output column, of a
+  // block of channels (one AVX-512 register, two AVX2 ones), leaving four
+  // registers for the filter and the broadcasts.
+  int64_t perColumn = llvm::divideCeil(packedConvBlock(o), lanes);
+  tiling.packedConvTileW =
+      std::max<int64_t>(1, (o.vectorRegisters - 4) / perColumn);
   tiling.registerLanes = lanes;
   tiling.dotTileM = o.vectorRegisters >= 32 ? 4 : 3;
   tiling.dotTileN = 4;
   return tiling;
 }
 
+/// Output channels per packed filter block: 16, which divides the channel
+/// counts of common networks (one AVX-512 register, two AVX2 ones).
+static int64_t packedConvBlock(const CPUPipelineOptions &o) {
+  return std::max<int64_t>(16, o.vectorBits / 32);
+}
+
 void fx::buildCPUPipeline(OpPassManager &pm,
                           const CPUPipelineOptions &options) {
   buildFusionStages(pm, options);
   if (options.hoistParameters) {
+    // Convolution filters are packed once per binding of the weights, so
+    // the convolution tiles can read them packed (with the hoisting only:
+    // packing every run would cost more than it gains).
+    if (options.vectorize && options.fuseElementwise &&
+        options.dispatchRegions) {
+      FXCPUPackConvolutionsOptions packing;
+      packing.block = packedConvBlock(options);
+      pm.addNestedPass<func::FuncOp>(createFXCPUPackConvolutions(packing));
+    }
     pm.addPass(createFXHoistParameterComputations());
     addCleanup(pm);
   }

@@ -501,8 +501,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
           }
         return {1, fullTile(ranges[1], convTileF), rows, 0};
       }
-      return {1, fullTile(ranges[1], convTileF), 1,
-              fullTile(ranges[3], convTileW)};
+      // Convolutions over a parameter filter are tiled by the blocks
+      // fx-cpu-pack-convolutions packs the filter into.
+      int64_t tileF = convTileF;
+      if (packedConvTileF > 0 && isa<linalg::Conv2DNchwFchwOp>(op)) {
+        auto filter = dyn_cast<BlockArgument>(op->getOperand(1));
+        auto func = op->getParentOfType<func::FuncOp>();
+        if (filter && func && filter.getOwner() == &func.getBody().front() &&
+            func.getArgAttr(filter.getArgNumber(), "fx.param"))
+          tileF = packedConvTileF;
+      }
+      return {1, fullTile(ranges[1], tileF), 1, fullTile(ranges[3], convTileW)};
     }
     SmallVector<int64_t> sizes(rank, 1);
     for (int64_t d : region.wholeDims)
@@ -968,6 +977,7 @@ struct FormDispatchRegionsPass
     options.parallelMinWork = parallelMinWork;
     options.convTileF = convTileF;
     options.convTileW = convTileW;
+    options.packedConvTileF = packedConvTileF;
     options.contractionTileM = contractionTileM;
     options.contractionTileN = contractionTileN;
     options.dotMinK = dotMinK;

@@ -154,7 +154,7 @@ struct HoistParameterComputationsPass
           return !top || !invariantOps.contains(top);
         });
         int64_t size = elementCount(result), sources = sourceElements[result];
-        if (usedOutside && size >= 0 && sources >= 0 && size <= sources)
+        if (usedOutside && size >= 0 && sources >= 0 && size <= 2 * sources)
           frontier.push_back(result);
       }
     if (frontier.empty())

@@ -56,9 +56,10 @@ def FXHoistParameterComputations
       %t = linalg.transpose ins(%w ...) ...
       return %t
     ```
-    A value larger than the parameters it is computed from (a broadcast of a
-    bias) stays in the entry: storing it would cost memory and reading it
-    more time than recomputing it. The module records what moved in its
+    A value more than twice the size of the parameters it is computed from
+    (a broadcast of a bias) stays in the entry: storing it would cost memory
+    and reading it more time than recomputing it (a filter padded to whole
+    blocks of channels is at most twice its size). The module records what moved in its
     `fx.prepare` attribute, one entry per function: the prepare function,
     the entry's argument indices it takes and the types it returns (what
     the CPU compiler puts into the artifact).
@@ -217,6 +218,10 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            "Output channels of a convolution epilogue tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a convolution epilogue tile">,
+    Option<"packedConvTileF", "packed-conv-tile-f", "int64_t",
+           /*default=*/"0",
+           "Output channels of the tile of a convolution whose filter is a "
+           "parameter (fx-cpu-pack-convolutions' block; 0: conv-tile-f)">,
     Option<"contractionTileM", "contraction-tile-m", "int64_t",
            /*default=*/"8",
            "Rows of a contraction epilogue tile (doubled while the tile's "

@@ -335,6 +335,71 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   return success();
 }
 
+/// Vectorizes a static tile of an `fx.packed_conv` generic
+/// (fx-cpu-pack-convolutions): loops (w, f, c, kh, kw) with one window
+/// position, the input [1, C, 1, (W - 1) * stride + 1], the packed filter
+/// [C, 1, 1, F] and the accumulator [W, F]. Each output column's F channels
+/// are one vector; per input channel, one filter vector load and one FMA
+/// per column with the broadcast input element. loop-invariant-subset-
+/// hoisting keeps the W accumulators in registers across the channel steps
+/// and window positions.
+static LogicalResult vectorizePackedConvTile(RewriterBase &rewriter,
+                                             linalg::GenericOp op) {
+  auto stride = op->getAttrOfType<IntegerAttr>("fx.packed_conv");
+  if (!stride || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2)
+    return failure();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (ranges.size() != 5 || llvm::any_of(ranges, ShapedType::isDynamic) ||
+      ranges[3] != 1 || ranges[4] != 1)
+    return failure();
+  Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+  Value acc = op.getDpsInits()[0];
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filter.getType());
+  if (!inputType || !filterType || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape())
+    return failure();
+  int64_t width = ranges[0], numF = ranges[1], numC = ranges[2];
+  int64_t step = stride.getInt();
+  if (inputType.getDimSize(3) < (width - 1) * step + 1)
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type f32 = rewriter.getF32Type();
+  Value zeroF = arith::ConstantOp::create(rewriter, loc, f32,
+                                          rewriter.getF32FloatAttr(0));
+  auto index = [&](int64_t i) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, i);
+  };
+  Value zero = index(0);
+  auto accType = VectorType::get({width, numF}, f32);
+  auto rowType = VectorType::get({numF}, f32);
+  Value sums = vector::TransferReadOp::create(rewriter, loc, accType, acc,
+                                              ValueRange{zero, zero}, zeroF,
+                                              ArrayRef<bool>{true, true});
+  for (int64_t c = 0; c < numC; ++c) {
+    Value weights = vector::TransferReadOp::create(
+        rewriter, loc, rowType, filter, ValueRange{index(c), zero, zero, zero},
+        zeroF, ArrayRef<bool>{true});
+    for (int64_t w = 0; w < width; ++w) {
+      Value element = tensor::ExtractOp::create(
+          rewriter, loc, input,
+          ValueRange{zero, index(c), zero, index(w * step)});
+      Value broadcast =
+          vector::BroadcastOp::create(rewriter, loc, rowType, element);
+      Value column = vector::ExtractOp::create(rewriter, loc, sums, w);
+      column = vector::FMAOp::create(rewriter, loc, weights, broadcast, column);
+      sums = vector::InsertOp::create(rewriter, loc, column, sums, w);
+    }
+  }
+  Value written = vector::TransferWriteOp::create(rewriter, loc, sums, acc,
+                                                  ValueRange{zero, zero},
+                                                  ArrayRef<bool>{true, true})
+                      .getResult();
+  rewriter.replaceOp(op, written);
+  return success();
+}
+
 /// Vectorizes a static dot-product contraction tile, C[M x N] += A[M x K] *
 /// B[N x K]^T with K whole in the tile, as M x N dot products along k: the
 /// accumulators are M x N vectors of `lanes` partial sums, each k step loads
@@ -583,11 +648,33 @@ struct CPUTileAndVectorizePass
                                                        product, image);
   }
 
+  /// Input channels per step of a convolution tile: the largest divisor
+  /// of `channels` up to conv-tile-c (the step's updates are unrolled).
+  int64_t channelStep(int64_t channels) {
+    if (ShapedType::isDynamic(channels))
+      return 1;
+    for (int64_t c = std::min<int64_t>(convTileC, channels); c > 1; --c)
+      if (channels % c == 0)
+        return c;
+    return 1;
+  }
+
+  static bool isPackedConv(Operation *op) {
+    return isa<linalg::GenericOp>(op) && op->hasAttr("fx.packed_conv");
+  }
+
   /// Tile sizes for `op`, one per loop, or empty to leave it alone.
   SmallVector<int64_t> chooseTileSizes(linalg::LinalgOp op) {
     unsigned numLoops = op.getNumLoops();
     if (numLoops == 0)
       return {};
+    // A packed convolution tile (fx-cpu-pack-convolutions): loops (w, f,
+    // c, kh, kw); a block of columns, all its channels, a step of input
+    // channels and one window position (vectorizePackedConvTile).
+    if (isPackedConv(op)) {
+      int64_t channels = op.getStaticLoopRanges()[2];
+      return {packedConvTileW, 0, channelStep(channels), 1, 1};
+    }
     // A 2-d convolution is tiled to one output row, a block of output
     // channels and columns, and one (kh, kw) window position: each static
     // tile becomes outer products (vectorizeConvTile).
@@ -595,17 +682,10 @@ struct CPUTileAndVectorizePass
     // through in full tiles (a divisor of c): the vectorized tile unrolls
     // one outer product per channel, so a whole 512-channel reduction would
     // unroll 512 of them per window position.
-    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
-      int64_t channels = op.getStaticLoopRanges()[4];
-      int64_t tileC = 1;
-      if (!ShapedType::isDynamic(channels))
-        for (int64_t c = std::min<int64_t>(convTileC, channels); c >= 1; --c)
-          if (channels % c == 0) {
-            tileC = c;
-            break;
-          }
-      return {1, convTileF, 1, convTileW, tileC, 1, 1};
-    }
+    if (isa<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+      return {
+          1, convTileF, 1, convTileW, channelStep(op.getStaticLoopRanges()[4]),
+          1, 1};
     // A depthwise convolution: one output row, a block of channels and
     // columns, one window position. Loops: (n, oh, ow, c, kh, kw).
     if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
@@ -657,7 +737,7 @@ struct CPUTileAndVectorizePass
   linalg::LinalgOp distribute(IRRewriter &rewriter, linalg::LinalgOp op) {
     int64_t numThreads = fx::resolveThreadCount(threads);
     // Ops inside a dispatch region's loops are already a thread's share.
-    if (numThreads < 2 || chooseTileSizes(op).empty() ||
+    if (numThreads < 2 || chooseTileSizes(op).empty() || isPackedConv(op) ||
         op->getParentOfType<scf::ForallOp>() ||
         op->getParentOfType<scf::ForOp>())
       return op;
@@ -750,6 +830,7 @@ struct CPUTileAndVectorizePass
     for (Operation *tiledOp : tiled->tiledOps)
       tiledOp->setAttr(kVectorSizes, sizesAttr);
     if (!isContraction(tiled->tiledOps.back()) &&
+        !isPackedConv(tiled->tiledOps.back()) &&
         !isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
              linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(
             tiled->tiledOps.back()))
@@ -774,6 +855,10 @@ struct CPUTileAndVectorizePass
     op->removeAttr(kVectorSizes);
     if (reducesUniformValue(cast<linalg::LinalgOp>(op)))
       return;
+    if (isPackedConv(op)) {
+      (void)vectorizePackedConvTile(rewriter, cast<linalg::GenericOp>(op));
+      return;
+    }
     // Convolution tiles of static shape become outer products; the others
     // (dynamic partial tiles) stay loops.
     if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,

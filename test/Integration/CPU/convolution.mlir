@@ -116,3 +116,35 @@ func.func @conv2d_1x1_as_matmul(%a0: tensor<1x48x7x7xf32>, %a1: tensor<32x48x1x1
   %3 = fx.add %2, %2 : (tensor<2x20x6x11xf32>, tensor<2x20x6x11xf32>) -> tensor<2x20x6x11xf32>
   return %1, %3 : tensor<1x32x7x7xf32>, tensor<2x20x6x11xf32>
 }
+
+// Filters that are parameters: the CPU packs them once per binding
+// (fx-cpu-pack-convolutions, in the prepare function) and the tiles read
+// the packed blocks of 16, vectors along the output channels. 12 output
+// channels: one block, padded with zeros.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, a2, stride=1, padding=1))
+func.func @conv2d_param_filter(%a0: tensor<1x8x9x9xf32>, %a1: tensor<12x8x3x3xf32> {fx.param = "conv.weight"}, %a2: tensor<12xf32> {fx.param = "conv.bias"}) -> tensor<1x12x9x9xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x9x9xf32>, tensor<12x8x3x3xf32>, tensor<12xf32>) -> tensor<1x12x9x9xf32>
+  %1 = fx.relu %0 : (tensor<1x12x9x9xf32>) -> tensor<1x12x9x9xf32>
+  return %1 : tensor<1x12x9x9xf32>
+}
+
+// Stride 2 and dilation 2, 48 output channels over 30 columns (packed
+// tiles of 28 and 2 columns with AVX-512), a parameter filter without bias.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, stride=(1, 2), padding=(2, 1), dilation=(2, 1)))
+func.func @conv2d_param_filter_strided(%a0: tensor<1x16x12x60xf32>, %a1: tensor<48x16x3x3xf32> {fx.param = "w"}) -> tensor<1x48x12x30xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 2, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 1>, stride = array<i64: 1, 2>} : (tensor<1x16x12x60xf32>, tensor<48x16x3x3xf32>) -> tensor<1x48x12x30xf32>
+  %1 = fx.relu %0 : (tensor<1x48x12x30xf32>) -> tensor<1x48x12x30xf32>
+  return %1 : tensor<1x48x12x30xf32>
+}
+
+// A large 7x7 image, as ResNet's last stage: whole rows of 7 columns.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, a2, padding=1) + a3)
+func.func @conv2d_param_filter_residual(%a0: tensor<1x64x7x7xf32>, %a1: tensor<64x64x3x3xf32> {fx.param = "w"}, %a2: tensor<64xf32> {fx.param = "b"}, %a3: tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x64x7x7xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x7x7xf32>
+  %1 = fx.add %0, %a3 : (tensor<1x64x7x7xf32>, tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %2 = fx.relu %1 : (tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  return %2 : tensor<1x64x7x7xf32>
+}

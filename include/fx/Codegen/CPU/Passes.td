@@ -11,6 +11,50 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FXCPUPackConvolutions : Pass<"fx-cpu-pack-convolutions",
+                                  "func::FuncOp"> {
+  let summary = "Compute the tiles of 2-d convolutions with parameter filters "
+                "from a packed filter, vectors along the output channels";
+  let description = [{
+    Runs on dispatch regions (after `fx-form-dispatch-regions`), before
+    `fx-hoist-parameter-computations`, which moves the packing into the
+    function run once per binding of the weights. A
+    `linalg.conv_2d_nchw_fchw` tile of one image and one output row
+    (`1 x Ft x 1 x W`, `Ft <= block`, the window larger than 1x1) whose
+    filter is a slice of a parameter at an output-channel offset that is a
+    multiple of `block`, reads the filter packed as
+    `[F / block][C][KH][KW][block]` (zero-padded to whole blocks):
+
+    * the filter is packed once by a `linalg.generic` at the top of the
+      function;
+    * the tile becomes a generic tagged `fx.packed_conv`, loops
+      `(w, f, c, kh, kw)`, that accumulates into a `W x Ft` tile (an output
+      column's channels contiguous), and a generic that adds its transpose
+      to the tile's initial value.
+
+    `fx-cpu-tile-and-vectorize` then computes each `fx.packed_conv` tile
+    with one vector of `Ft` output channels per output column: per input
+    channel and window position, one load of the packed filter and one FMA
+    per column with the broadcast input element. Unlike the NCHW outer
+    products (vectors along the output row), this fills the vector lanes
+    whatever the image width (a 7x7 image used 7 of 16 lanes) and reads the
+    filter contiguously (the outer products broadcast elements `C*KH*KW`
+    apart). This is the kernel oneDNN and ONNX Runtime's MLAS use for
+    direct convolutions; packing every run would cost more than it gains,
+    so the pass is meant to run with the hoisting.
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"16",
+           "Output channels per packed filter block (the CPU's f32 lanes)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
                                  "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";
@@ -81,6 +125,10 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Output channels of a 2-d convolution tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a 2-d convolution tile">,
+    Option<"packedConvTileW", "packed-conv-tile-w", "int64_t",
+           /*default=*/"28",
+           "Output columns of an fx.packed_conv tile (one accumulator "
+           "vector each)">,
     Option<"convTileC", "conv-tile-c", "int64_t", /*default=*/"16",
            "Input channels per step of a 2-d convolution tile: the largest "
            "divisor of the channel count up to this many (the step's outer "
