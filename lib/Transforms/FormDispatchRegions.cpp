@@ -183,7 +183,10 @@ struct RegionFormer : fx::DispatchRegionOptions {
             emitRemark(root->getLoc())
                 << "dispatch region " << id << " is not a row kernel: " << why;
         }
-      } else if (region.members.size() > 1) {
+      } else if (region.members.size() > 1 ||
+                 isPackedConvolution(region.root)) {
+        // (A lone convolution over a parameter filter is tiled too: its
+        // tiles read the packed filter, fx-cpu-pack-convolutions.)
         if (failed(materialize(rewriter, region, id)))
           emitRemark(root->getLoc())
               << "dispatch region " << id
@@ -461,6 +464,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
     }
   }
 
+  /// A 2-d convolution whose filter is a parameter, when such convolutions
+  /// are tiled for fx-cpu-pack-convolutions (packedConvTileF).
+  bool isPackedConvolution(Operation *op) const {
+    if (packedConvTileF <= 0 || !isa<linalg::Conv2DNchwFchwOp>(op))
+      return false;
+    auto filter = dyn_cast<BlockArgument>(op->getOperand(1));
+    auto func = op->getParentOfType<func::FuncOp>();
+    return filter && func && filter.getOwner() == &func.getBody().front() &&
+           func.getArgAttr(filter.getArgNumber(), "fx.param");
+  }
+
   /// Tile sizes of the root: 1 along leading dims, whole along the broadcast
   /// dims; a convolution epilogue uses the convolution's output tile.
   SmallVector<int64_t> tileSizes(Region &region) {
@@ -472,6 +486,13 @@ struct RegionFormer : fx::DispatchRegionOptions {
     auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
       return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
     };
+    // A lone convolution over a parameter filter: loops (n, f, oh, ow, c,
+    // kh, kw), tiled like a convolution epilogue, the reduction whole.
+    if (region.members.size() == 1 && isPackedConvolution(region.root))
+      return {1, fullTile(ranges[1], packedConvTileF),
+              1, fullTile(ranges[3], convTileW),
+              0, 0,
+              0};
     for (auto &[op, dims] : region.members) {
       if (!isEpilogueConvolution(op))
         continue;
@@ -503,14 +524,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
       }
       // Convolutions over a parameter filter are tiled by the blocks
       // fx-cpu-pack-convolutions packs the filter into.
-      int64_t tileF = convTileF;
-      if (packedConvTileF > 0 && isa<linalg::Conv2DNchwFchwOp>(op)) {
-        auto filter = dyn_cast<BlockArgument>(op->getOperand(1));
-        auto func = op->getParentOfType<func::FuncOp>();
-        if (filter && func && filter.getOwner() == &func.getBody().front() &&
-            func.getArgAttr(filter.getArgNumber(), "fx.param"))
-          tileF = packedConvTileF;
-      }
+      int64_t tileF = isPackedConvolution(op) ? packedConvTileF : convTileF;
       return {1, fullTile(ranges[1], tileF), 1, fullTile(ranges[3], convTileW)};
     }
     SmallVector<int64_t> sizes(rank, 1);

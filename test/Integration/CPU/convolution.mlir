@@ -148,3 +148,12 @@ func.func @conv2d_param_filter_residual(%a0: tensor<1x64x7x7xf32>, %a1: tensor<6
   %2 = fx.relu %1 : (tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
   return %2 : tensor<1x64x7x7xf32>
 }
+
+// A lone convolution over a parameter filter (no epilogue): its region is
+// tiled like an epilogue's so that the tiles read the packed filter.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, padding=1)
+func.func @conv2d_param_filter_alone(%a0: tensor<1x32x14x14xf32>, %a1: tensor<32x32x3x3xf32> {fx.param = "w"}) -> tensor<1x32x14x14xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x14x14xf32>
+  return %0 : tensor<1x32x14x14xf32>
+}
