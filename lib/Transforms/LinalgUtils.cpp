@@ -94,6 +94,19 @@ mlir::fx::getDotContraction(linalg::LinalgOp op, int64_t minK) {
   return *dims;
 }
 
+std::optional<fx::StaticConvTypes>
+fx::getStaticConvTypes(linalg::LinalgOp conv) {
+  if (conv.getNumDpsInputs() != 2 || conv.getNumDpsInits() != 1)
+    return std::nullopt;
+  auto input = dyn_cast<RankedTensorType>(conv.getDpsInputs()[0].getType());
+  auto filter = dyn_cast<RankedTensorType>(conv.getDpsInputs()[1].getType());
+  auto output = dyn_cast<RankedTensorType>(conv.getDpsInits()[0].getType());
+  if (!input || !filter || !output || !input.hasStaticShape() ||
+      !filter.hasStaticShape() || !output.hasStaticShape())
+    return std::nullopt;
+  return StaticConvTypes{input, filter, output};
+}
+
 bool fx::isPointwiseConvolution(linalg::LinalgOp op) {
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
   if (!conv)

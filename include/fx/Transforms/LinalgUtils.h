@@ -52,6 +52,13 @@ getDotContraction(linalg::LinalgOp op, int64_t minK);
 /// whole vectors; dispatch regions give it tiles of whole rows.
 bool isPointwiseConvolution(linalg::LinalgOp op);
 
+/// The types of a convolution's input, filter and output, when all three
+/// are tensors of static shape.
+struct StaticConvTypes {
+  RankedTensorType input, filter, output;
+};
+std::optional<StaticConvTypes> getStaticConvTypes(linalg::LinalgOp conv);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H

@@ -621,15 +621,12 @@ struct CPUTileAndVectorizePass
   /// collapsible view.
   static void rewritePointwiseAsMatmul(IRRewriter &rewriter,
                                        linalg::Conv2DNchwFchwOp conv) {
-    auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-    auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
-    auto outputType =
-        dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
-    if (!inputType || !filterType || !outputType ||
-        !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !outputType.hasStaticShape() || inputType.getDimSize(0) != 1 ||
-        inputType.getShape().drop_front(2) !=
-            outputType.getShape().drop_front(2))
+    std::optional<fx::StaticConvTypes> types = fx::getStaticConvTypes(conv);
+    if (!types)
+      return;
+    RankedTensorType inputType = types->input, outputType = types->output;
+    if (inputType.getDimSize(0) != 1 || inputType.getShape().drop_front(2) !=
+                                            outputType.getShape().drop_front(2))
       return;
     Location loc = conv.getLoc();
     rewriter.setInsertionPoint(conv);

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Codegen/CPU/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -158,15 +159,12 @@ struct PackConvolutionsPass
   }
 
   LogicalResult rewrite(func::FuncOp func, linalg::Conv2DNchwFchwOp conv) {
-    if (!conv.hasPureTensorSemantics())
+    std::optional<fx::StaticConvTypes> types = fx::getStaticConvTypes(conv);
+    if (!conv.hasPureTensorSemantics() || !types)
       return failure();
-    auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
-    auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
-    auto outputType =
-        dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
-    if (!inputType || !filterType || !outputType ||
-        !inputType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !outputType.hasStaticShape() || !outputType.getElementType().isF32() ||
+    RankedTensorType inputType = types->input, filterType = types->filter,
+                     outputType = types->output;
+    if (!outputType.getElementType().isF32() ||
         inputType.getElementType() != outputType.getElementType() ||
         filterType.getElementType() != outputType.getElementType())
       return failure();
