@@ -133,7 +133,9 @@ FX_API const int64_t *fx_model_output_shape(const fx_model *model,
 FX_API fx_error *fx_model_bind_weights(fx_model *model,
                                        const char *safetensors_path);
 /* Binds one parameter; the tensor's storage is shared, not copied, and must
- * outlive the model's runs. */
+ * outlive the model's runs. Contents changed in place take effect when the
+ * tensor is bound again (a Vulkan device keeps a copy; CPU code may have
+ * prepared values from it, e.g. a packed convolution filter). */
 FX_API fx_error *fx_model_set_parameter(fx_model *model, const char *name,
                                         const fx_tensor *tensor);
 

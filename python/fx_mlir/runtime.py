@@ -223,7 +223,11 @@ class Model:
         _check(library().fx_model_bind_weights(self._handle, _bytes(path)))
 
     def set_parameter(self, name, array):
-        """Binds one parameter to a NumPy array (kept alive by the model)."""
+        """Binds one parameter to a NumPy array (kept alive by the model).
+
+        Changes to the array's contents take effect when it is bound again
+        (a Vulkan device keeps a copy; CPU code may have prepared values
+        from it, such as a packed convolution filter)."""
         tensor = _Tensor(_contiguous(array))
         _check(library().fx_model_set_parameter(self._handle, _bytes(name), tensor.handle))
         self._parameters[name] = tensor

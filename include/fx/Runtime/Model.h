@@ -79,7 +79,9 @@ public:
   /// bound then.
   Status bindWeights(const std::string &path);
   /// Binds parameter `name` to `tensor` (checked against its spec). The
-  /// tensor is shared, not copied.
+  /// tensor is shared, not copied; contents changed in place take effect
+  /// when it is bound again (a Vulkan device keeps a copy, CPU code may
+  /// have prepared values from it).
   Status setParameter(const std::string &name, const Tensor &tensor);
   /// The parameters not bound yet.
   std::vector<std::string> unboundParameters() const;
