@@ -185,6 +185,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());
+  // Constant buffers (frozen weights) as 1-d globals: one LLVM constant
+  // each, not one per innermost row.
+  pm.addPass(createFXFlattenGlobals());
   // Loops, then LLVM. The per-function stages run on the functions in
   // parallel (MLIR's context thread pool): after outlining, every parallel
   // chunk is a function of its own.

@@ -467,12 +467,8 @@ struct RegionFormer : fx::DispatchRegionOptions {
   /// A 2-d convolution whose filter is a parameter, when such convolutions
   /// are tiled for fx-cpu-pack-convolutions (packedConvTileF).
   bool isPackedConvolution(Operation *op) const {
-    if (packedConvTileF <= 0 || !isa<linalg::Conv2DNchwFchwOp>(op))
-      return false;
-    auto filter = dyn_cast<BlockArgument>(op->getOperand(1));
-    auto func = op->getParentOfType<func::FuncOp>();
-    return filter && func && filter.getOwner() == &func.getBody().front() &&
-           func.getArgAttr(filter.getArgNumber(), "fx.param");
+    return packedConvTileF > 0 && isa<linalg::Conv2DNchwFchwOp>(op) &&
+           fx::isPackableFilter(op->getOperand(1));
   }
 
   /// Tile sizes of the root: 1 along leading dims, whole along the broadcast

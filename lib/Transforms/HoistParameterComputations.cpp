@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -95,8 +96,8 @@ struct HoistParameterComputationsPass
   std::optional<NamedAttribute> hoist(func::FuncOp func) {
     MLIRContext *ctx = func.getContext();
     Block &body = func.getBody().front();
-    // Values known on parameters alone, and which of them depend on a
-    // parameter (not just constants) through a linalg op.
+    // Values known on parameters (and constants) alone, and which of them
+    // a linalg op computes from a parameter or a weight constant.
     llvm::DenseSet<Value> invariant;
     llvm::DenseSet<Value> computed;
     // For each invariant value, the element count of the parameters it is
@@ -107,8 +108,6 @@ struct HoistParameterComputationsPass
         invariant.insert(arg);
         sourceElements[arg] = elementCount(arg);
       }
-    if (invariant.empty())
-      return std::nullopt;
     llvm::SetVector<Operation *> invariantOps;
     for (Operation &op : body.without_terminator()) {
       SmallVector<Value> reads = readValues(&op);
@@ -133,6 +132,9 @@ struct HoistParameterComputationsPass
         if (it != sourceElements.end() && counted.insert(v).second)
           sources = (sources < 0 || it->second < 0) ? -1 : sources + it->second;
       }
+      // A weight frozen into the IR counts as a parameter.
+      if (fx::isWeightConstant(&op))
+        sources = elementCount(op.getResult(0));
       for (Value result : op.getResults()) {
         invariant.insert(result);
         sourceElements[result] = sources;

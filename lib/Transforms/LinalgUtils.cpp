@@ -4,6 +4,7 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 #include <thread>
@@ -92,6 +93,26 @@ mlir::fx::getDotContraction(linalg::LinalgOp op, int64_t minK) {
   if (ShapedType::isDynamic(size) || size < minK)
     return std::nullopt;
   return *dims;
+}
+
+bool fx::isWeightConstant(Operation *op) {
+  auto constant = dyn_cast_or_null<arith::ConstantOp>(op);
+  if (!constant)
+    return false;
+  auto elements = dyn_cast<ElementsAttr>(constant.getValue());
+  auto type = dyn_cast<RankedTensorType>(constant.getType());
+  return elements && type && type.hasStaticShape() && !elements.isSplat() &&
+         type.getNumElements() >= 1024;
+}
+
+bool fx::isPackableFilter(Value filter) {
+  if (auto arg = dyn_cast<BlockArgument>(filter)) {
+    auto owner = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    return owner && arg.getOwner() == &owner.getBody().front() &&
+           owner.getArgAttr(arg.getArgNumber(), "fx.param");
+  }
+  Operation *def = filter.getDefiningOp();
+  return isWeightConstant(def) && isa<func::FuncOp>(def->getParentOp());
 }
 
 std::optional<fx::StaticConvTypes>

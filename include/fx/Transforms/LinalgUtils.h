@@ -52,6 +52,15 @@ getDotContraction(linalg::LinalgOp op, int64_t minK);
 /// whole vectors; dispatch regions give it tiles of whole rows.
 bool isPointwiseConvolution(linalg::LinalgOp op);
 
+/// A constant tensor holding weights (a model imported with frozen
+/// weights): not a splat, at least 1024 elements. Computations on it are
+/// prepared once, like those on parameters.
+bool isWeightConstant(Operation *op);
+
+/// A filter the CPU packs once (fx-cpu-pack-convolutions): a parameter
+/// (an argument of its function tagged fx.param) or a weight constant.
+bool isPackableFilter(Value filter);
+
 /// The types of a convolution's input, filter and output, when all three
 /// are tensors of static shape.
 struct StaticConvTypes {

@@ -119,6 +119,8 @@ struct PackConvolutionsPass
     ArrayRef<int64_t> shape = type.getShape();
     Location loc = root.getLoc();
     OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    if (Operation *def = root.getDefiningOp())
+      b.setInsertionPointAfter(def);
     int64_t blocks = llvm::divideCeil(shape[0], block);
     Value source = root;
     if (blocks * block != shape[0]) {
@@ -190,10 +192,9 @@ struct PackConvolutionsPass
       offsets.push_back(slice.getMixedOffsets()[0]);
       value = slice.getSource();
     }
-    auto root = dyn_cast<BlockArgument>(value);
-    if (!root || root.getOwner() != &func.getBody().front() ||
-        !func.getArgAttr(root.getArgNumber(), "fx.param"))
+    if (!fx::isPackableFilter(value))
       return failure();
+    Value root = value;
     // The tile's channels lie in one block.
     for (OpFoldResult offset : offsets)
       if (!isMultipleOf(offset, block))

@@ -212,4 +212,20 @@ def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def FXFlattenGlobals : Pass<"fx-flatten-globals", "ModuleOp"> {
+  let summary = "Store constant buffers of rank 2 and more as 1-d globals";
+  let description = [{
+    Every `memref.global` of static shape, identity layout, rank of 2 or
+    more and a dense initial value becomes a 1-d global of the same elements;
+    each `memref.get_global` of it reads the 1-d global and expands it back
+    (`memref.expand_shape`, no copy). MLIR's LLVM translation turns an n-d
+    constant into nested arrays with one LLVM constant per innermost row:
+    the 3x3 rows of a frozen ResNet's filters made millions of uniqued
+    constants, and the LLVM context spent most of a 48 s compile creating
+    and destroying them. A 1-d constant is one `ConstantDataArray` built
+    from the raw bytes.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // FX_CODEGEN_CPU_PASSES_TD
