@@ -387,6 +387,23 @@ def _index(ctx, x, indices):
     return _gather_along(ctx, merged, first, linear)
 
 
+@handles(torch.ops.prims.rev.default)
+def _rev(ctx, x, dims):
+    # torch.flip's decomposition (the Core ATen aten.flip goes to prims.rev;
+    # so does a bidirectional LSTM/GRU's reversed sequence): a gather along
+    # each flipped dimension with the indices n-1, ..., 0.
+    out = x
+    for dim in sorted({d % max(x.rank, 1) for d in dims}):
+        size = x.shape[dim]
+        if not isinstance(size, int) or size < 0:
+            raise Unsupported("flipping a dimension of dynamic size")
+        if size <= 1:
+            continue
+        index = ctx.b.constant(np.arange(size - 1, -1, -1, dtype=np.int64), "i64", ctx.loc)
+        out = _gather_along(ctx, out, dim, index)
+    return out
+
+
 @handles(aten.index_select.default)
 def _index_select(ctx, x, dim, index):
     dim = dim % max(len(x.shape), 1)
@@ -582,14 +599,14 @@ def _split(ctx, x, sizes, dim):
                                                "dim": int_attr(dim)}, types))
 
 
-@handles(aten.split.Tensor)
+@handles(aten.split.Tensor, aten.unsafe_split.Tensor)
 def _split_tensor(ctx, x, split_size, dim=0):
     total = x.shape[dim % x.rank]
     sizes = [min(split_size, total - s) for s in range(0, total, split_size)] or [0]
     return _split(ctx, x, sizes, dim)
 
 
-@handles(aten.split_with_sizes.default)
+@handles(aten.split_with_sizes.default, aten.unsafe_split_with_sizes.default)
 def _split_with_sizes(ctx, x, split_sizes, dim=0):
     return _split(ctx, x, list(split_sizes), dim)
 
