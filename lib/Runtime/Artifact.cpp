@@ -173,12 +173,8 @@ Status checkEntry(const ArtifactEntry &entry) {
               checkText(code.prepare->symbol, "the CPU code's prepare symbol");
           !s.isOk())
         return s;
-      for (int64_t index : code.prepare->arguments)
-        if (index < 0 || size_t(index) >= sig.inputs.size() ||
-            !sig.inputs[index].parameter)
-          return Status::error("the CPU code's prepare function reads input " +
-                               std::to_string(index) +
-                               ", which is not a parameter of the entry");
+      if (Status s = checkPrepareArguments(*code.prepare, sig); !s.isOk())
+        return s;
       for (size_t i = 0; i < code.prepare->results.size(); ++i)
         if (Status s = checkSpec(code.prepare->results[i],
                                  "prepared parameter " + std::to_string(i),

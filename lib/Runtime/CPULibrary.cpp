@@ -234,14 +234,12 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
     if (!symbol)
       return fail("the CPU code has no prepare function '" + prepare.symbol +
                   "'");
+    if (Status s = checkPrepareArguments(prepare, signature); !s.isOk())
+      return fail(s.message());
     // The prepare function takes the parameters as plain inputs; the entry
     // takes its results after its own inputs.
     FunctionSignature prepareSignature;
     for (int64_t index : prepare.arguments) {
-      if (index < 0 || size_t(index) >= signature.inputs.size() ||
-          !signature.inputs[index].parameter)
-        return fail("the CPU code's prepare function reads input " +
-                    std::to_string(index) + ", which is not a parameter");
       TensorSpec spec = signature.inputs[index];
       spec.parameter = false;
       prepareSignature.inputs.push_back(spec);
@@ -262,8 +260,6 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
 
 Result<std::vector<Tensor>>
 CPULibrary::withPrepared(const std::vector<Tensor> &arguments) {
-  if (!prepareFn)
-    return arguments;
   std::vector<Tensor> parameters;
   std::vector<const void *> from;
   for (int64_t index : prepareArguments) {
@@ -288,6 +284,8 @@ CPULibrary::withPrepared(const std::vector<Tensor> &arguments) {
 
 Result<std::vector<Tensor>>
 CPULibrary::run(const std::vector<Tensor> &arguments) {
+  if (!prepareFn)
+    return fn.run(arguments);
   auto all = withPrepared(arguments);
   if (!all.isOk())
     return all.status();
@@ -296,6 +294,8 @@ CPULibrary::run(const std::vector<Tensor> &arguments) {
 
 Status CPULibrary::runInto(const std::vector<Tensor> &arguments,
                            std::vector<Tensor> &outputs) {
+  if (!prepareFn)
+    return fn.runInto(arguments, outputs);
   auto all = withPrepared(arguments);
   if (!all.isOk())
     return all.status();

@@ -22,7 +22,8 @@ struct DispatchRegionOptions {
   int64_t convTileF = 16;
   int64_t convTileW = 16;
   /// Output channels of the tiles of convolutions whose filter is a
-  /// parameter, for fx-cpu-pack-convolutions' packed blocks (0: convTileF).
+  /// parameter or a weight constant, for fx-cpu-pack-convolutions' packed
+  /// blocks (0: convTileF).
   int64_t packedConvTileF = 0;
   int64_t contractionTileM = 8;
   int64_t contractionTileN = 128;

@@ -185,7 +185,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
         }
       } else if (region.members.size() > 1 ||
                  isPackedConvolution(region.root)) {
-        // (A lone convolution over a parameter filter is tiled too: its
+        // (A lone convolution over a packable filter is tiled too: its
         // tiles read the packed filter, fx-cpu-pack-convolutions.)
         if (failed(materialize(rewriter, region, id)))
           emitRemark(root->getLoc())
@@ -464,8 +464,9 @@ struct RegionFormer : fx::DispatchRegionOptions {
     }
   }
 
-  /// A 2-d convolution whose filter is a parameter, when such convolutions
-  /// are tiled for fx-cpu-pack-convolutions (packedConvTileF).
+  /// A 2-d convolution whose filter is a parameter or a weight constant
+  /// (fx::isPackableFilter), when such convolutions are tiled for
+  /// fx-cpu-pack-convolutions (packedConvTileF).
   bool isPackedConvolution(Operation *op) const {
     return packedConvTileF > 0 && isa<linalg::Conv2DNchwFchwOp>(op) &&
            fx::isPackableFilter(op->getOperand(1));
@@ -482,7 +483,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
     auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
       return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
     };
-    // A lone convolution over a parameter filter: loops (n, f, oh, ow, c,
+    // A lone convolution over a packable filter: loops (n, f, oh, ow, c,
     // kh, kw), tiled like a convolution epilogue, the reduction whole.
     if (region.members.size() == 1 && isPackedConvolution(region.root))
       return {1, fullTile(ranges[1], packedConvTileF),
@@ -518,7 +519,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
           }
         return {1, fullTile(ranges[1], convTileF), rows, 0};
       }
-      // Convolutions over a parameter filter are tiled by the blocks
+      // Convolutions over a packable filter are tiled by the blocks
       // fx-cpu-pack-convolutions packs the filter into.
       int64_t tileF = isPackedConvolution(op) ? packedConvTileF : convTileF;
       return {1, fullTile(ranges[1], tileF), 1, fullTile(ranges[3], convTileW)};

@@ -53,6 +53,20 @@ struct CPUPrepare {
   std::vector<TensorSpec> results;
 };
 
+/// Checks that every input `prepare` reads is a parameter of the entry
+/// whose signature is `signature` (the artifact reader and the loader).
+/// (Inline: the artifact fuzzer links the reader without the loader.)
+inline Status checkPrepareArguments(const CPUPrepare &prepare,
+                                    const FunctionSignature &signature) {
+  for (int64_t index : prepare.arguments)
+    if (index < 0 || size_t(index) >= signature.inputs.size() ||
+        !signature.inputs[index].parameter)
+      return Status::error("the CPU code's prepare function reads input " +
+                           std::to_string(index) +
+                           ", which is not a parameter of the entry");
+  return Status::ok();
+}
+
 /// One entry point's CPU code, as an artifact stores it.
 struct CPUCode {
   /// The instruction set: "x86_64" or "aarch64".
@@ -135,7 +149,7 @@ private:
       : handle(handle), fd(fd), fn(std::move(fn)),
         prepareFn(std::move(prepareFn)),
         prepareArguments(std::move(prepareArguments)) {}
-  /// `arguments` and the prepared parameters for them.
+  /// `arguments` and the prepared parameters for them (with prepareFn).
   Result<std::vector<Tensor>>
   withPrepared(const std::vector<Tensor> &arguments);
   void *handle;

@@ -221,7 +221,8 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     Option<"packedConvTileF", "packed-conv-tile-f", "int64_t",
            /*default=*/"0",
            "Output channels of the tile of a convolution whose filter is a "
-           "parameter (fx-cpu-pack-convolutions' block; 0: conv-tile-f)">,
+           "parameter or a weight constant (fx-cpu-pack-convolutions' "
+           "block; 0: conv-tile-f)">,
     Option<"contractionTileM", "contraction-tile-m", "int64_t",
            /*default=*/"8",
            "Rows of a contraction epilogue tile (doubled while the tile's "

@@ -345,7 +345,7 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
 /// and window positions.
 static LogicalResult vectorizePackedConvTile(RewriterBase &rewriter,
                                              linalg::GenericOp op) {
-  auto stride = op->getAttrOfType<IntegerAttr>("fx.packed_conv");
+  auto stride = op->getAttrOfType<IntegerAttr>(fx::kPackedConvAttr);
   if (!stride || !op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2)
     return failure();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -657,7 +657,7 @@ struct CPUTileAndVectorizePass
   }
 
   static bool isPackedConv(Operation *op) {
-    return isa<linalg::GenericOp>(op) && op->hasAttr("fx.packed_conv");
+    return isa<linalg::GenericOp>(op) && op->hasAttr(fx::kPackedConvAttr);
   }
 
   /// Tile sizes for `op`, one per loop, or empty to leave it alone.

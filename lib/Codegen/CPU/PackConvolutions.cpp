@@ -3,8 +3,8 @@
 // Convolution tiles of dispatch regions read their filter packed in blocks
 // of output channels, so that fx-cpu-tile-and-vectorize can compute them
 // with vectors along the output channels (see Passes.td). The packing is a
-// plain linalg.generic on the parameter: fx-hoist-parameter-computations
-// moves it into the prepare function.
+// plain linalg.generic on the parameter (or weight constant):
+// fx-hoist-parameter-computations moves it into the prepare function.
 //
 // Written here rather than with linalg.pack + data tiling (IREE's
 // encodings): the regions are already tiled along the output channels by
@@ -110,7 +110,7 @@ struct PackConvolutionsPass
 
   /// The packed filter of `root` ([F, C, KH, KW] -> [F', C, KH, KW] zero
   /// padded to whole blocks -> [F' / block, C, KH, KW, block]), made once
-  /// at the top of `func`.
+  /// at the top of `func` (after its definition, for a weight constant).
   Value packedFilter(func::FuncOp func, Value root) {
     auto it = packed.find(root);
     if (it != packed.end())
@@ -177,7 +177,8 @@ struct PackConvolutionsPass
     if (out[0] != 1 || out[2] != 1 || out[1] > block ||
         filter[2] * filter[3] == 1)
       return failure();
-    // The filter: slices along the output channels of a parameter.
+    // The filter: slices along the output channels of a parameter or a
+    // weight constant.
     Value value = conv.getInputs()[1];
     SmallVector<OpFoldResult> offsets;
     while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>()) {
@@ -261,7 +262,7 @@ struct PackConvolutionsPass
                   .getResult());
         });
     // The column stride, which the tile's vectorization needs.
-    accumulate->setAttr("fx.packed_conv", b.getI64IntegerAttr(strides[1]));
+    accumulate->setAttr(fx::kPackedConvAttr, b.getI64IntegerAttr(strides[1]));
 
     // The tile's result: its initial value plus the transposed sums.
     AffineExpr n, of, oh, ow;

@@ -7,6 +7,11 @@
 
 namespace mlir::fx {
 
+/// The attribute fx-cpu-pack-convolutions puts on the packed convolution
+/// tiles it makes (the column stride), by which fx-cpu-tile-and-vectorize
+/// finds them.
+constexpr llvm::StringLiteral kPackedConvAttr = "fx.packed_conv";
+
 #define GEN_PASS_DECL
 #include "fx/Codegen/CPU/Passes.h.inc"
 

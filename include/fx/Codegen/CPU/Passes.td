@@ -21,12 +21,14 @@ def FXCPUPackConvolutions : Pass<"fx-cpu-pack-convolutions",
     function run once per binding of the weights. A
     `linalg.conv_2d_nchw_fchw` tile of one image and one output row
     (`1 x Ft x 1 x W`, `Ft <= block`, the window larger than 1x1) whose
-    filter is a slice of a parameter at an output-channel offset that is a
-    multiple of `block`, reads the filter packed as
+    filter is a slice of a parameter (or of a weight constant of a frozen
+    model: a non-splat constant of at least 1024 elements) at an
+    output-channel offset that is a multiple of `block`, reads the filter
+    packed as
     `[F / block][C][KH][KW][block]` (zero-padded to whole blocks):
 
     * the filter is packed once by a `linalg.generic` at the top of the
-      function;
+      function (after the constant, for a weight constant);
     * the tile becomes a generic tagged `fx.packed_conv`, loops
       `(w, f, c, kh, kw)`, that accumulates into a `W x Ft` tile (an output
       column's channels contiguous), and a generic that adds its transpose
