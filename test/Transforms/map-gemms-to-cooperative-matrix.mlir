@@ -9,15 +9,21 @@
 // A linear layer (x @ w^T): 2048 x 2048 outputs are 256 tiles of 128x128
 // (4x4 fragments per subgroup).
 // x is read along k (row-major A tile), w along k too (column-major B
-// tile); both through flat views of the whole buffers. bf16x3: three
-// products per fragment pair, the kernel's location marked for
-// fx-retype-bf16-cooperative-matrices.
+// tile); both through flat views of the whole buffers as 16-byte words,
+// a unit of 8 k neighbours in two loads (zero where a row runs out).
+// bf16x3: three products per fragment pair, the kernel's location marked
+// for fx-retype-bf16-cooperative-matrices.
 // HIGH-LABEL: func.func @linear
-// HIGH: builtin.unrealized_conversion_cast %{{.*}} : memref<2048x512xf32> to memref<1048576xf32>
+// HIGH: %[[XW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<2048x512xf32> to memref<262144xvector<4xi32>>
 // HIGH: gpu.launch
+// HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
+// HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
+// HIGH: scf.for
 // HIGH: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 3 : index} : memref<{{[0-9]+}}xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // HIGH: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 3 : index, transpose} : memref<{{[0-9]+}}xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // HIGH-COUNT-3: gpu.subgroup_mma_compute
+// The next k step's words become fragments' units after the multiplies.
+// HIGH: arith.select %{{.*}} : vector<4xi1>, vector<4xi32>
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true precision=high}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=MARKER
 // MARKER: loc(fused<"fx.bf16_fragments">
 // MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 128x128 tiles, k step 32
