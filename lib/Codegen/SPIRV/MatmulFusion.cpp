@@ -19,6 +19,7 @@
 
 #include "MatmulKernels.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
@@ -169,6 +170,50 @@ analyzePadding(linalg::LinalgOp op, unsigned operand, GemmFusion &fusion) {
   return input;
 }
 
+/// Gives `epilogue`, which writes the whole of an allocation, a new
+/// allocation (made before `op`) in place of it; the ops after the epilogue
+/// read the new one (views of the old one made before the epilogue are
+/// made again of the new one for them). One-shot bufferization writes an
+/// elementwise op in place of an input that is dead after it, such as the
+/// buffer that a depthwise convolution's padded input was copied from:
+/// fused into the convolution's kernel, the epilogue would overwrite
+/// elements other threads still read through the padding. False (nothing
+/// changed) where the allocation is not in the epilogue's block.
+static bool renameOutput(linalg::LinalgOp op, linalg::GenericOp epilogue) {
+  Value result = epilogue.getDpsInits()[0];
+  auto alloc = result.getDefiningOp<memref::AllocOp>();
+  Block *block = epilogue->getBlock();
+  if (!alloc || alloc->getBlock() != block || !alloc.getType().hasStaticShape())
+    return false;
+  auto after = [&](OpOperand &use) {
+    Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+    return user && epilogue->isBeforeInBlock(user);
+  };
+  // The views to make again, in the order of the block (sources first).
+  SmallVector<Operation *> views;
+  for (Value view : aliasesOf(result))
+    if (Operation *def = view.getDefiningOp();
+        view != result && def->getBlock() == block &&
+        def->isBeforeInBlock(epilogue) && !llvm::is_contained(views, def))
+      views.push_back(def);
+  llvm::sort(views, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  OpBuilder b(op);
+  auto fresh = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType(),
+                                       alloc.getAlignmentAttr());
+  IRMapping mapping;
+  mapping.map(result, fresh.getResult());
+  for (Operation *view : views)
+    b.clone(*view, mapping);
+  for (Operation *view : views)
+    for (Value v : view->getResults())
+      v.replaceUsesWithIf(mapping.lookup(v), after);
+  result.replaceUsesWithIf(fresh.getResult(), after);
+  epilogue.getDpsInitsMutable()[0].set(fresh.getResult());
+  return true;
+}
+
 /// The elementwise consumer of `op`'s output right after it (allocations
 /// and constants aside), if the kernel can apply it to each result.
 static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
@@ -207,14 +252,18 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   }
   if (!readsOut)
     return nullptr;
-  // The epilogue's stores must not race with the GEMM's reads.
-  for (Value read : kernelReads)
-    if (aliasesOf(read).contains(rootOf(result)))
-      return nullptr;
   // Its body must be computable per element in a kernel.
   for (Operation &bodyOp : generic.getRegion().front().without_terminator())
     if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
       return nullptr;
+  // The epilogue's stores must not race with the GEMM's reads: an epilogue
+  // that writes in place of a buffer the GEMM reads gets a buffer of its
+  // own.
+  bool racing = llvm::any_of(kernelReads, [&](Value read) {
+    return aliasesOf(read).contains(rootOf(result));
+  });
+  if (racing && !renameOutput(op, generic))
+    return nullptr;
   return generic;
 }
 

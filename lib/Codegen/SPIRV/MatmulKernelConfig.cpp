@@ -37,8 +37,10 @@ TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
   tile.kPerSplit = reduction;
   if (tiles >= 128 || !maySplit)
     return tile;
+  // About two workgroups per SM of a large GPU, each reducing at least two
+  // k steps (see chooseCoopGemm for what that gained over four).
   int64_t splits =
-      std::min<int64_t>(llvm::divideCeil(256, tiles), reduction / (4 * tile.k));
+      std::min<int64_t>(llvm::divideCeil(256, tiles), reduction / (2 * tile.k));
   if (splits < 2)
     return tile;
   tile.kPerSplit =
