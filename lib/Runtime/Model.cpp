@@ -359,6 +359,9 @@ Executor Model::executor() {
       }
       return total;
     };
+    executor.lastCallTimes = [state] {
+      return state->variants[state->last.load()].vulkan->lastCallTimes();
+    };
     if (state->profiling) {
       executor.lastProfile = [state] {
         return state->variants[state->last.load()].vulkan->lastProfile();

@@ -256,6 +256,8 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
       if (Status s = executor.runInto(arguments, outputs); !s.isOk())
         return s;
     std::vector<double> times;
+    // The host's part of each run: inputs in, submit, wait, outputs out.
+    std::vector<double> callParts[4];
     // Wall times without the timestamps between steps (which cost time of
     // their own); with profiling, as many runs again for the GPU times.
     if (executor.pauseProfiling)
@@ -265,14 +267,25 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
       if (Status s = executor.runInto(arguments, outputs); !s.isOk())
         return s;
       times.push_back(millisecondsSince(start));
+      if (executor.lastCallTimes) {
+        vk::Executable::CallTimes call = executor.lastCallTimes();
+        double parts[4] = {call.inputs, call.submit, call.wait, call.outputs};
+        for (int p = 0; p < 4; ++p)
+          callParts[p].push_back(parts[p]);
+      }
     }
     if (executor.pauseProfiling)
       executor.pauseProfiling(false);
     // With profiling, each timed run's GPU time and per-step times.
-    std::vector<double> gpuTimes;
+    std::vector<double> gpuTimes, transfers[2];
     for (unsigned i = 0; executor.lastProfile && i < options.bench; ++i) {
       if (Status s = executor.runInto(arguments, outputs); !s.isOk())
         return s;
+      if (executor.lastCallTimes) {
+        vk::Executable::CallTimes call = executor.lastCallTimes();
+        transfers[0].push_back(call.upload);
+        transfers[1].push_back(call.download);
+      }
       auto steps = executor.lastProfile();
       if (!steps.isOk())
         return steps.status();
@@ -300,12 +313,26 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
                        double(memory.arenaBytes) / 1024);
       out(line + "\n");
     }
+    auto median = [](std::vector<double> &v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    if (!callParts[0].empty())
+      out(format("host (medians): inputs in %.1f us, submit %.1f us, wait "
+                 "%.1f us, outputs out %.1f us\n",
+                 median(callParts[0]), median(callParts[1]),
+                 median(callParts[2]), median(callParts[3])));
     if (!gpuTimes.empty()) {
       std::sort(gpuTimes.begin(), gpuTimes.end());
       out(format("gpu (%u runs): median %.1f us, min %.1f us, max %.1f us\n",
                  options.bench, gpuTimes[gpuTimes.size() / 2], gpuTimes.front(),
                  gpuTimes.back()));
     }
+    if (!transfers[0].empty() &&
+        (median(transfers[0]) > 0 || median(transfers[1]) > 0))
+      out(format("gpu transfers (medians): uploads %.1f us, downloads %.1f "
+                 "us\n",
+                 median(transfers[0]), median(transfers[1])));
   }
   if (executor.lastProfile) {
     auto profiled = executor.lastProfile();

@@ -109,7 +109,8 @@ static cl::opt<unsigned> seed("seed", cl::desc("Seed of random inputs (0)"),
 static cl::opt<unsigned>
     bench("bench",
           cl::desc("Time N runs after 3 warm-up runs; print median, min and "
-                   "max, and the compile time"),
+                   "max, and the compile time (Vulkan: also where a run's "
+                   "time went on the host)"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<unsigned> numThreads(
     "num-threads",

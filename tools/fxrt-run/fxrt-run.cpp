@@ -64,7 +64,8 @@ Options (give values as `--flag VALUE` or `--flag=VALUE`):
   --rtol X               Relative tolerance of --expect (default 1e-5)
   --atol X               Absolute tolerance of --expect (default 1e-6)
   --bench N              Time N runs after 3 warm-up runs; print median, min
-                         and max, and the load time
+                         and max, and the load time (Vulkan: also where a
+                         run's time went on the host)
   --profile              Vulkan: time every dispatch and copy of one run with GPU
                          timestamps and print the table; with --bench, the wall
                          times come from runs without timestamps and the GPU

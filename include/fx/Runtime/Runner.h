@@ -91,6 +91,8 @@ struct Executor {
   std::function<uint64_t()> validationErrors;
   /// Device memory held (Vulkan); null otherwise. Printed with the timings.
   std::function<vk::Executable::MemoryUse()> memoryUse;
+  /// Where the last run's time went (Vulkan); null otherwise.
+  std::function<vk::Executable::CallTimes()> lastCallTimes;
 };
 
 /// What to do around the run.

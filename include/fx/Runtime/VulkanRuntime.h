@@ -117,6 +117,18 @@ public:
   /// between steps), so that wall times are not the profiled ones.
   void setProfilingPaused(bool paused);
 
+  /// Where the last run's time went, in microseconds. On the host: copying
+  /// the inputs in (to staging or mapped buffers), vkQueueSubmit, the wait
+  /// for its completion, copying the outputs out. On the GPU, from the last
+  /// profiled run: the copies from the staging buffers before the first
+  /// step (and the barrier after them) and back to them after the last one
+  /// (0 where the device needs no staging, or before a profiled run).
+  struct CallTimes {
+    double inputs = 0, submit = 0, wait = 0, outputs = 0;
+    double upload = 0, download = 0;
+  };
+  CallTimes lastCallTimes() const;
+
   struct Impl;
 
 private:

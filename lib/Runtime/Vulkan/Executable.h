@@ -110,6 +110,7 @@ struct Executable::Impl {
   bool pending = false;
   std::vector<StepTime> profile;
   bool haveProfile = false;
+  Executable::CallTimes callTimes;
   /// Runs replay the plain command buffer while set (setProfilingPaused).
   bool profilingPaused = false;
   /// Per buffer: the tensor last uploaded into a parameter input (held, so

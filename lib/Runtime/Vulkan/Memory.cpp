@@ -168,9 +168,33 @@ Status Executable::Impl::allocateBuffers() {
     requirements.push_back(req);
     return Status::ok();
   };
+  // With staging, the inputs (not the parameters) still go straight to
+  // device-local memory the host can map where all of it can be (resizable
+  // BAR): the host's copy then crosses PCIe itself, and a run needs no copy
+  // command before its first step. Outputs keep staging buffers (host
+  // reads of device memory crawl). FX_VULKAN_STAGE_INPUTS=1 stages them.
+  const VkMemoryPropertyFlags directFlags =
+      VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | hostFlags;
+  bool directInputs = useStaging && !envFlag("FX_VULKAN_STAGE_INPUTS");
   for (size_t b = 0; b < program.buffers.size(); ++b) {
     const Buffer &buffer = program.buffers[b];
     VkDeviceSize size = allocationSize(buffer.bytes);
+    if (directInputs && buffer.kind == Buffer::Kind::Input && !isParameter(b)) {
+      Status s = add(buffers[b], size, storageUsage, directFlags, 0,
+                     /*hostAccess=*/true, describeBuffer(program, b));
+      if (s.isOk() && ctx.probe.memory.memoryTypes[placements.back().type]
+                              .heapIndex == ctx.probe.deviceLocalHeap)
+        continue;
+      // None, or only in a small window of device memory: staged.
+      if (s.isOk()) {
+        placements.pop_back();
+        requirements.pop_back();
+      }
+      if (buffers[b].buffer)
+        fn.vkDestroyBuffer(device, buffers[b].buffer, nullptr);
+      buffers[b] = DeviceBuffer();
+      directInputs = false;
+    }
     // Temporaries never meet the host; with unified memory the host reads
     // and writes the others in place.
     bool hostAccess = !useStaging && buffer.kind != Buffer::Kind::Temporary;

@@ -31,7 +31,7 @@ Status Executable::enableProfiling() {
                          "' has no timestamp queries on its compute queue");
   VkQueryPoolCreateInfo queryInfo = {VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
   queryInfo.queryType = VK_QUERY_TYPE_TIMESTAMP;
-  queryInfo.queryCount = uint32_t(impl.program.steps.size()) + 1;
+  queryInfo.queryCount = uint32_t(impl.program.steps.size()) + 3;
   if (VkResult r = impl.fn.vkCreateQueryPool(impl.device, &queryInfo, nullptr,
                                              &impl.queryPool);
       r != VK_SUCCESS) {
@@ -81,4 +81,13 @@ Result<std::vector<StepTime>> Executable::lastProfile() const {
   if (!impl.haveProfile)
     return Status::error("no profiled run yet");
   return impl.profile;
+}
+
+Executable::CallTimes Executable::lastCallTimes() const {
+  Impl &impl = *state;
+  std::lock_guard<std::mutex> lock(impl.runMutex);
+  if (impl.dynamic)
+    return impl.instances.empty() ? CallTimes()
+                                  : impl.instances.back().second->lastCallTimes();
+  return impl.callTimes;
 }

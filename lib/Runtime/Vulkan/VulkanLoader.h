@@ -111,6 +111,7 @@ namespace fx::rt::vk::detail {
   X(vkCreateFence)                                                             \
   X(vkDestroyFence)                                                            \
   X(vkWaitForFences)                                                           \
+  X(vkGetFenceStatus)                                                          \
   X(vkResetFences)                                                             \
   X(vkAllocateMemory)                                                          \
   X(vkFreeMemory)                                                              \
