@@ -196,9 +196,8 @@ static bool renameOutput(linalg::LinalgOp op, linalg::GenericOp epilogue) {
         view != result && def->getBlock() == block &&
         def->isBeforeInBlock(epilogue) && !llvm::is_contained(views, def))
       views.push_back(def);
-  llvm::sort(views, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(views,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   OpBuilder b(op);
   auto fresh = memref::AllocOp::create(b, alloc.getLoc(), alloc.getType(),
                                        alloc.getAlignmentAttr());

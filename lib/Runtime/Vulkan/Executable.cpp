@@ -549,8 +549,7 @@ static void copyBytes(void *target, const void *source, size_t bytes) {
     char *target;
     const char *source;
     size_t bytes;
-  } copy{static_cast<char *>(target), static_cast<const char *>(source),
-         bytes};
+  } copy{static_cast<char *>(target), static_cast<const char *>(source), bytes};
   fxrtParallelFor(
       int64_t((bytes + kChunk - 1) / kChunk),
       [](int64_t begin, int64_t end, void *context) {

@@ -182,8 +182,9 @@ Status Executable::Impl::allocateBuffers() {
     if (directInputs && buffer.kind == Buffer::Kind::Input && !isParameter(b)) {
       Status s = add(buffers[b], size, storageUsage, directFlags, 0,
                      /*hostAccess=*/true, describeBuffer(program, b));
-      if (s.isOk() && ctx.probe.memory.memoryTypes[placements.back().type]
-                              .heapIndex == ctx.probe.deviceLocalHeap)
+      if (s.isOk() &&
+          ctx.probe.memory.memoryTypes[placements.back().type].heapIndex ==
+              ctx.probe.deviceLocalHeap)
         continue;
       // None, or only in a small window of device memory: staged.
       if (s.isOk()) {

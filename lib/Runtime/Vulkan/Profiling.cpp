@@ -87,7 +87,8 @@ Executable::CallTimes Executable::lastCallTimes() const {
   Impl &impl = *state;
   std::lock_guard<std::mutex> lock(impl.runMutex);
   if (impl.dynamic)
-    return impl.instances.empty() ? CallTimes()
-                                  : impl.instances.back().second->lastCallTimes();
+    return impl.instances.empty()
+               ? CallTimes()
+               : impl.instances.back().second->lastCallTimes();
   return impl.callTimes;
 }
