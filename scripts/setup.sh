@@ -39,6 +39,16 @@ if ! cmp -s "$root/requirements.txt" "$venv/requirements.txt" 2>/dev/null; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$root/requirements.txt"
   cp "$root/requirements.txt" "$venv/requirements.txt"
 fi
+# The fx_mlir package, editable (python/fx_mlir stays in this checkout):
+# its entry point lets torch.compile find backend="fx_mlir" by name.
+# Reinstalled when pyproject.toml or the checkout changes.
+stamp="$venv/fx-mlir-package.stamp"
+if ! { cat "$root/pyproject.toml"; echo "$root"; } | cmp -s - "$stamp" 2>/dev/null; then
+  echo "fx-mlir: installing the fx_mlir package into $venv (editable)"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+    --no-build-isolation -e "$root"
+  { cat "$root/pyproject.toml"; echo "$root"; } > "$stamp"
+fi
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 lld=/usr/lib/llvm-22/bin/ld.lld

@@ -20,6 +20,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import torch  # noqa: E402
+# Loading Dynamo (as torch.compile and `import fx_mlir` do) registers more
+# overloads tagged core (adaptive_avg_pool1d, avg_pool1d): the list is the
+# one with it loaded, whatever imported what before.
+import torch._dynamo  # noqa: E402,F401
 
 from fx_mlir import _aten  # noqa: E402
 from fx_mlir._decompositions import decomposition_table  # noqa: E402

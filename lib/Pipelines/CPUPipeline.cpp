@@ -75,6 +75,8 @@ void fx::buildFusionStages(OpPassManager &pm,
 void fx::buildBufferizationStages(OpPassManager &pm) {
   // Inputs and parameters are the caller's: never written in place.
   pm.addPass(createFXMarkInputsReadOnly());
+  // Every result its own buffer (each becomes an out-parameter).
+  pm.addPass(createFXDistinctResults());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =

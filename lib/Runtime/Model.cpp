@@ -88,9 +88,13 @@ struct Model::Impl {
   /// function) are computed again at the next run: a rebinding may reuse
   /// a tensor whose contents changed.
   void invalidatePrepared() {
-    for (Variant &variant : variants)
+    for (Variant &variant : variants) {
       if (variant.cpu)
         variant.cpu->invalidatePrepared();
+      // Bound again, perhaps the same memory with new contents.
+      if (variant.vulkan)
+        variant.vulkan->forgetResidentParameters();
+    }
   }
 
   /// The full argument list: `inputs` (checked) and the bound parameters.

@@ -21,6 +21,8 @@ needs NumPy only, not torch):
     model = fx_mlir.load("model.fxa")       # an artifact from fx-compile
 """
 
+import sys as _sys
+
 from .runtime import Compiler, Error, Model, compile, load  # noqa: F401
 
 __all__ = ["import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
@@ -37,3 +39,12 @@ def __getattr__(name):
         from . import _api
         return getattr(_api, name)
     raise AttributeError("module 'fx_mlir' has no attribute " + repr(name))
+
+
+# torch.compile(model, backend="fx_mlir") works through the package's entry
+# point once it is installed; importing fx_mlir registers the backend too,
+# where PyTorch 2 is already imported (the runtime binding stays free of
+# torch otherwise).
+if "torch" in _sys.modules and hasattr(_sys.modules["torch"], "compile"):
+    from . import dynamo as _dynamo
+    _dynamo.register()

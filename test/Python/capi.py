@@ -9,6 +9,7 @@
 # CHECK: y = {{\[\[}}10.0, 25.0], [12.0, 20.0]]
 # CHECK: cache: miss then hit
 # CHECK: artifact: {{\[\[}}10.0, 25.0], [12.0, 20.0]]
+# CHECK: rebound: {{\[\[}}0.0, 6.0], [2.0, 1.0]]
 # CHECK: weights: {{\[\[}}10.0, 25.0], [12.0, 20.0]]
 # CHECK: error: input 0 (arg0) expects dtype f32, got NumPy float64
 # CHECK: error: parameter 'fc.weight' is not bound (bind the weights first)
@@ -58,6 +59,12 @@ loaded = fx_mlir.load(os.path.join(out, "linear.fxa"), target=target)
 loaded.set_parameter("fc.weight", w)
 loaded.set_parameter("fc.bias", b)
 print("artifact:", loaded(x)[0].tolist())
+# The same array changed in place and bound again: the new values count (a
+# Vulkan device, which keeps a copy of the parameter, uploads it again).
+b[:] = [0, 1]
+loaded.set_parameter("fc.bias", b)
+print("rebound:", loaded(x)[0].tolist())
+b[:] = [10, 20]
 
 # Weights from .safetensors (written by hand: this test needs no torch).
 header = b'{"fc.weight":{"dtype":"F32","shape":[3,2],"data_offsets":[0,24]},' \

@@ -99,6 +99,11 @@ public:
   };
   MemoryUse memoryUse() const;
 
+  /// Uploads every parameter again at the next run, also those whose tensor
+  /// is the resident one (the same memory, whose contents the caller
+  /// changed and bound again).
+  void forgetResidentParameters();
+
   /// Checks `inputs` against the signature (errors name the input),
   /// uploads them, replays the command buffer, waits, and returns the
   /// outputs.

@@ -25,6 +25,20 @@ def FXMarkInputsReadOnly : Pass<"fx-mark-inputs-read-only", "ModuleOp"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def FXDistinctResults : Pass<"fx-distinct-results", "ModuleOp"> {
+  let summary = "Return a copy where a public function returns one tensor "
+                "at several positions";
+  let description = [{
+    Each result of a public function becomes an out-parameter of its own
+    after bufferization (`buffer-results-to-out-params`), which cannot
+    serve one buffer for two results (upstream it crashed). A graph that
+    returns one value twice (AOTAutograd's forward graphs do, saving an
+    output for the backward) gets a copy (`bufferization.alloc_tensor`
+    with `copy`) at every position after the first.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def FXHoistParameterComputations
     : Pass<"fx-hoist-parameter-computations", "ModuleOp"> {
   let summary = "Move computations on parameters alone into a function run "

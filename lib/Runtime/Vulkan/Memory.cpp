@@ -461,3 +461,11 @@ Status Executable::Impl::uploadParameters(const std::vector<Tensor> &inputs) {
                             nullptr, 0, nullptr);
   });
 }
+
+void Executable::forgetResidentParameters() {
+  Impl &impl = *state;
+  std::lock_guard<std::mutex> lock(impl.runMutex);
+  impl.residentParameters.clear();
+  for (auto &[shapes, instance] : impl.instances)
+    instance->forgetResidentParameters();
+}

@@ -1,0 +1,195 @@
+"""torch.compile(model, backend="fx_mlir"): fx-mlir as a TorchDynamo backend.
+
+    import torch
+    model = torch.compile(model, backend="fx_mlir")            # the CPU
+    model = torch.compile(model, backend="fx_mlir", options={"target": "vulkan"})
+
+The package declares the backend under the `torch_dynamo_backends` entry
+point (pyproject.toml), so torch.compile finds it by name once fx_mlir is
+installed (scripts/setup.sh installs it into the project venv, editable);
+`import fx_mlir` registers it too when torch is already imported.
+
+Each graph Dynamo captures goes through AOTAutograd with the importer's
+decompositions (Core ATen plus fx-mlir's own), is imported into the FX
+dialect and compiled through fx::Compiler (the C API, over ctypes: the
+runtime binding the package already has, no extension to build). Graph
+breaks behave as with any backend: each graph is compiled on its own.
+
+Parameters and buffers that Dynamo passes as graph inputs are bound to the
+compiled model as parameters (so CPU code may pack them once, and a Vulkan
+device keeps them resident): they are bound again when the tensor or its
+version counter (an in-place update) changes. Other inputs are passed per
+call; CPU tensors are used in place when contiguous.
+
+Options (`torch.compile(..., options={...})`):
+  target      "cpu" (default) or "vulkan"
+  fallback    True (default): a graph fx-mlir cannot compile (unsupported
+              ops, dynamic shapes, a training graph) runs eagerly, with one
+              warning per graph naming the ops and their source lines;
+              False: that is an error instead
+  cache_dir   fx::Compiler's on-disk compile cache
+`mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's.
+
+Not yet: partitioning a graph into compiled and eager parts (a graph with
+any unsupported op runs eagerly as a whole), dynamic shapes (a graph with
+symbolic sizes runs eagerly), backward graphs (eager).
+"""
+
+import warnings
+
+import numpy as np
+import torch
+
+from . import runtime
+from ._api import HAS_EXPORT
+from ._importer import (_KEPT_WHOLE, Importer, Input, Param, UnsupportedOpsError,
+                        _recording_stack_traces)
+from ._decompositions import decomposition_table
+
+_OPTIONS = ("target", "fallback", "cache_dir")
+_MODES = ("default", "reduce-overhead", "max-autotune")
+_NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
+          torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
+          torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
+
+
+class CompileError(RuntimeError):
+    """A graph fx-mlir cannot compile, raised with options={"fallback": False}."""
+
+
+def _decompositions():
+    table = dict(torch._decomp.core_aten_decompositions())
+    table.update(decomposition_table())
+    for op in _KEPT_WHOLE:
+        table.pop(op, None)
+    return table
+
+
+def _is_parameter(node):
+    """Whether a placeholder of Dynamo's graph is a module's parameter or
+    buffer (inlined nn.Modules pass them as graph inputs)."""
+    arg = node.meta.get("grapharg")
+    source = getattr(arg, "source", None)
+    name = getattr(source, "name", "") if source is not None else ""
+    if callable(name):  # a method in older torch 2 releases
+        name = name()
+    return "_parameters[" in name or "_buffers[" in name
+
+
+def _where(node):
+    trace = node.meta.get("stack_trace") or ""
+    lines = [line.strip() for line in trace.splitlines() if line.strip().startswith("File ")]
+    return lines[-1] if lines else node.name
+
+
+def _fail(message, options, graph_name):
+    if not options.get("fallback", True):
+        raise CompileError(message)
+    warnings.warn(f"fx_mlir: {graph_name} runs eagerly: {message}", stacklevel=2)
+
+
+class _Compiled:
+    """The compiled forward of one graph: binds parameters, converts tensors."""
+
+    def __init__(self, model, param_positions, input_positions, outputs, device):
+        self.model = model
+        self.param_positions = param_positions  # graph input index -> parameter name
+        self.input_positions = input_positions
+        self.outputs = outputs                  # [(dtype, shape)] of the graph's results
+        self.device = device
+        self.bound = {}                         # name -> (tensor, version)
+
+    @staticmethod
+    def _array(t):
+        t = t.detach()
+        if t.device.type != "cpu":
+            t = t.cpu()
+        return t.contiguous().numpy()
+
+    def __call__(self, *args):
+        for index, name in self.param_positions.items():
+            t = args[index]
+            seen = self.bound.get(name)
+            if seen is None or seen[0] is not t or seen[1] != t._version:
+                self.model.set_parameter(name, self._array(t))
+                self.bound[name] = (t, t._version)
+        arrays = [self._array(args[i]) for i in self.input_positions]
+        results = self.model(*arrays)
+        return [torch.from_numpy(r).to(self.device) for r in results]
+
+
+def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
+    """The TorchDynamo backend: compiles `gm` through AOTAutograd into an
+    fx-mlir model (see the module docstring)."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(f"fx_mlir: unknown option(s) {unknown}; the options are "
+                         f"{list(_OPTIONS)}")
+    mode = mode or "default"
+    if mode not in _MODES:
+        raise ValueError(f"fx_mlir: unknown mode {mode!r}; the modes are {list(_MODES)}")
+    target = options.get("target", "cpu")
+    if target not in ("cpu", "vulkan"):
+        raise ValueError(f"fx_mlir: unknown target {target!r} (cpu or vulkan)")
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    params = [_is_parameter(n) for n in placeholders]
+    graph_name = f"graph {getattr(gm, '_fx_mlir_index', '')}".strip()
+
+    def forward_compiler(fw, fw_inputs):
+        from functorch.compile import make_boxed_func
+        nodes = [n for n in fw.graph.nodes if n.op == "placeholder"]
+        # AOTAutograd keeps Dynamo's inputs in order for an inference graph;
+        # otherwise every input is passed per call.
+        same = len(nodes) == len(params)
+        holders, param_positions, input_positions = [], {}, []
+        for i, example in enumerate(fw_inputs):
+            if same and params[i]:
+                name = f"param{i}"
+                holders.append(Param(name, example))
+                param_positions[i] = name
+            else:
+                holders.append(Input(len(input_positions), example))
+                input_positions.append(i)
+        dynamic = [f"input {i}" for i, t in enumerate(fw_inputs)
+                   if isinstance(t, torch.Tensor)
+                   and any(isinstance(d, torch.SymInt) for d in t.shape)]
+        if dynamic or any(not isinstance(t, torch.Tensor) for t in fw_inputs):
+            _fail("symbolic sizes or non-tensor inputs (" + ", ".join(dynamic or ["scalars"]) +
+                  "): fx_mlir compiles graphs of static shapes; pass dynamic=False to "
+                  "torch.compile to recompile per shape", options, graph_name)
+            return make_boxed_func(fw)
+        try:
+            with _recording_stack_traces():
+                builder = Importer(fw.graph, holders, frozen=False).run()
+        except UnsupportedOpsError as e:
+            _fail(str(e), options, graph_name)
+            return make_boxed_func(fw)
+        text = "module {\n" + builder.text() + "}\n"
+        compiled = runtime.compile(text, target=target, mode=mode,
+                                   cache_dir=options.get("cache_dir"))
+        device = next((t.device for t in fw_inputs if isinstance(t, torch.Tensor)),
+                      torch.device("cpu"))
+        return make_boxed_func(_Compiled(compiled, param_positions, input_positions,
+                                         compiled.outputs, device))
+
+    def backward_compiler(bw, bw_inputs):
+        from functorch.compile import make_boxed_func
+        return make_boxed_func(bw)
+
+    from torch._dynamo.backends.common import aot_autograd
+    return aot_autograd(fw_compiler=forward_compiler, bw_compiler=backward_compiler,
+                        decompositions=_decompositions())(gm, example_inputs)
+
+
+def register():
+    """Registers the backend with TorchDynamo under the name "fx_mlir" (a no-op
+    if it is registered already)."""
+    if not HAS_EXPORT:
+        raise RuntimeError(f"torch.compile needs PyTorch 2; this is torch {torch.__version__}")
+    from torch._dynamo.backends import registry
+    # Registered already, or found through the entry point (whose lookup
+    # registers it: this import may be that lookup's).
+    if "fx_mlir" in registry._COMPILER_FNS or registry._BACKENDS.get("fx_mlir") is not None:
+        return
+    registry.register_backend(fx_mlir_backend, name="fx_mlir")

@@ -1,0 +1,154 @@
+# torch.compile(model, backend="fx_mlir") as a user writes it: the backend
+# found by name through the package's entry point (no import of fx_mlir in
+# that process) and listed by torch._dynamo.list_backends(); a conv net and
+# a graph break under no_grad, matching eager; a parameter updated in place
+# bound again; a forward with gradients (backward eager); an unsupported op
+# running eagerly with a warning that names it and its source line, or an
+# error with options={"fallback": False}; a second batch size (symbolic
+# sizes) running eagerly with a warning; bad options refused. On
+# the CPU and, where a Vulkan device is present, on it.
+# REQUIRES: torch2
+# RUN: %python -c "import torch; print('listed:', 'fx_mlir' in torch._dynamo.list_backends())" | FileCheck %s --check-prefix=LISTED
+# LISTED: listed: True
+# RUN: %python %s cpu | FileCheck %s
+# RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
+# CHECK: by name: ok
+# CHECK: conv net: ok
+# CHECK: graph break: ok (2 graphs)
+# CHECK: updated in place: ok
+# CHECK: with gradients: ok
+# CHECK: unsupported: ok, warned: fx_mlir: graph runs eagerly: cannot import: 1 node(s) use 1 unsupported ATen op(s):
+# CHECK-NEXT: aten.cumsum.default x1
+# CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
+# CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
+# CHECK: new batch size: ok, warned: fx_mlir: graph runs eagerly: symbolic sizes or non-tensor inputs
+# CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir']
+# CHECK: bad target: ValueError: fx_mlir: unknown target 'metal' (cpu or vulkan)
+
+import sys
+import warnings
+
+import torch
+import torch._dynamo
+
+target = sys.argv[1]
+torch.manual_seed(0)
+
+
+def compiled(fn, **options):
+    return torch.compile(fn, backend="fx_mlir", options=dict(options, target=target))
+
+
+# By name before this process imports fx_mlir (the entry point).
+lin = torch.nn.Linear(5, 3).eval()
+x = torch.randn(2, 5)
+with torch.no_grad():
+    got, want = compiled(lin)(x), lin(x)
+print("by name:", "ok" if "fx_mlir.dynamo" in sys.modules and
+      torch.allclose(got, want, rtol=1e-5, atol=1e-6) else "failed")
+torch._dynamo.reset()
+
+from fx_mlir.testing import compare  # noqa: E402
+
+
+def check(what, got, want):
+    got = [g.detach().numpy() for g in got]
+    want = [w.detach().numpy() for w in want]
+    result = compare(got, want)
+    print(what + ":", "ok" if result.ok else result.message)
+
+
+net = torch.nn.Sequential(
+    torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+    torch.nn.MaxPool2d(2), torch.nn.Flatten(), torch.nn.Linear(8 * 8 * 8, 10)).eval()
+images = torch.randn(2, 3, 16, 16)
+with torch.no_grad():
+    check("conv net", [compiled(net)(images)], [net(images)])
+
+
+class Broken(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(16, 32)
+        self.b = torch.nn.Linear(32, 4)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return torch.softmax(self.b(y), -1)
+
+
+graphs = []
+
+
+def counting(gm, inputs, **kwargs):
+    graphs.append(gm)
+    from fx_mlir.dynamo import fx_mlir_backend
+    return fx_mlir_backend(gm, inputs, options={"target": target})
+
+
+broken = Broken().eval()
+x = torch.randn(3, 16)
+c = torch.compile(broken, backend=counting)
+with torch.no_grad():
+    got = c(x)
+    result = compare([got.numpy()], [broken(x).numpy()])
+    print("graph break:", "ok" if result.ok else result.message, f"({len(graphs)} graphs)")
+    broken.b.weight.mul_(2)  # in place: the compiled graph binds it again
+    check("updated in place", [c(x)], [broken(x)])
+
+# Gradients: the forward compiled, the backward eager. (reset: Dynamo
+# would make the sizes of a code object compiled before dynamic, and such
+# graphs run eagerly.)
+torch._dynamo.reset()
+mlp = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh())
+x = torch.randn(4, 8, requires_grad=True)
+out = compiled(mlp)(x)
+out.sum().backward()
+grad = x.grad.clone()
+x.grad = None
+want = mlp(x)
+want.sum().backward()
+check("with gradients", [out, grad], [want, x.grad])
+
+
+def uses_cumsum(x):
+    return torch.cumsum(x * 2, 0) + 1
+
+
+v = torch.randn(5)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    got = compiled(uses_cumsum)(v)
+messages = [str(w.message) for w in caught if "fx_mlir" in str(w.message)]
+result = compare([got.numpy()], [uses_cumsum(v).numpy()])
+print("unsupported:", "ok" if result.ok else result.message, end=", ")
+print("warned:", messages[0] if messages else "nothing")
+torch._dynamo.reset()
+try:
+    compiled(uses_cumsum, fallback=False)(torch.randn(6))
+    print("no fallback: no error")
+except Exception as e:  # Dynamo wraps the backend's error
+    cause = getattr(e, "inner_exception", None) or e
+    print("no fallback:", type(cause).__name__ + ":", str(cause).splitlines()[0])
+# A second batch size: Dynamo recompiles with the batch symbolic, and such
+# graphs run eagerly (with a warning) rather than with another size's code.
+torch._dynamo.reset()
+scaled = compiled(lambda t: torch.tanh(t) * 2)
+scaled(torch.randn(2, 4))
+t3 = torch.randn(3, 4)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    got = scaled(t3)
+messages = [str(w.message) for w in caught if "fx_mlir" in str(w.message)]
+result = compare([got.numpy()], [(torch.tanh(t3) * 2).numpy()])
+print("new batch size:", "ok" if result.ok else result.message, end=", ")
+print("warned:", messages[0] if messages else "nothing")
+for what, options in (("bad option", {"targett": "cpu"}), ("bad target", {"target": "metal"})):
+    torch._dynamo.reset()
+    try:
+        torch.compile(lin, backend="fx_mlir", options=options)(torch.randn(2, 5))
+        print(what + ": no error")
+    except Exception as e:
+        cause = getattr(e, "inner_exception", None) or e
+        print(what + ":", type(cause).__name__ + ":", str(cause).splitlines()[0])
