@@ -299,6 +299,11 @@ class Input:
         self.index, self.example = index, example
 
 
+class Specialized:
+    """A placeholder whose value the graph has baked in (a size that Dynamo
+    passes as an input, traced again for one value): no argument."""
+
+
 class Importer:
     """Writes one captured graph as an FX-dialect function.
 
@@ -353,6 +358,8 @@ class Importer:
     def _import_arguments(self, placeholders):
         assert len(placeholders) == len(self.placeholders)
         for node, what in zip(placeholders, self.placeholders):
+            if isinstance(what, Specialized):
+                continue
             if isinstance(what, Param):
                 if node not in self.live:
                     continue

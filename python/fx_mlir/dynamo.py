@@ -24,17 +24,23 @@ call; CPU tensors are used in place when contiguous.
 Options (`torch.compile(..., options={...})`):
   target      "cpu" (default) or "vulkan"
   fallback    True (default): a graph fx-mlir cannot compile (unsupported
-              ops, dynamic shapes, a training graph) runs eagerly, with one
-              warning per graph naming the ops and their source lines;
+              ops) runs eagerly, with one warning per graph naming the ops
+              and their source lines;
               False: that is an error instead
   cache_dir   fx::Compiler's on-disk compile cache
 `mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's.
 
+A graph with symbolic sizes (Dynamo makes sizes dynamic when a second one
+comes) is compiled once per combination of sizes that calls bring: traced
+again with the call's values, so that no call runs another size's code.
+
 Not yet: partitioning a graph into compiled and eager parts (a graph with
-any unsupported op runs eagerly as a whole), dynamic shapes (a graph with
-symbolic sizes runs eagerly), backward graphs (eager).
+any unsupported op runs eagerly as a whole), one program for all sizes,
+backward graphs (eager).
 """
 
+import collections
+import operator
 import warnings
 
 import numpy as np
@@ -42,8 +48,9 @@ import torch
 
 from . import runtime
 from ._api import HAS_EXPORT
-from ._importer import (_KEPT_WHOLE, Importer, Input, Param, UnsupportedOpsError,
-                        _recording_stack_traces)
+from . import _aten
+from ._importer import (_KEPT_WHOLE, Importer, Input, Param, Specialized, UnsupportedOpsError,
+                        _op_name, _recording_stack_traces, user_frame)
 from ._decompositions import decomposition_table
 
 _OPTIONS = ("target", "fallback", "cache_dir")
@@ -51,6 +58,11 @@ _MODES = ("default", "reduce-overhead", "max-autotune")
 _NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
           torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
           torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
+
+
+# Graphs compiled (one per static shape) and graphs left to eager mode, in
+# this process: for tests and for users who wonder.
+STATS = collections.Counter()
 
 
 class CompileError(RuntimeError):
@@ -76,16 +88,57 @@ def _is_parameter(node):
     return "_parameters[" in name or "_buffers[" in name
 
 
-def _where(node):
-    trace = node.meta.get("stack_trace") or ""
-    lines = [line.strip() for line in trace.splitlines() if line.strip().startswith("File ")]
-    return lines[-1] if lines else node.name
-
-
 def _fail(message, options, graph_name):
     if not options.get("fallback", True):
         raise CompileError(message)
     warnings.warn(f"fx_mlir: {graph_name} runs eagerly: {message}", stacklevel=2)
+
+
+class _PerShape:
+    """A graph with symbolic sizes, compiled once per combination of the
+    calls' sizes (traced again with real values, so sizes become constants)."""
+
+    def __init__(self, graph_module, compile_graph):
+        self.graph_module = graph_module
+        self.compile_graph = compile_graph
+        self.by_shape = {}
+
+    def __call__(self, *args):
+        key = tuple((tuple(a.shape), a.dtype) if isinstance(a, torch.Tensor) else a
+                    for a in args)
+        compiled = self.by_shape.get(key)
+        if compiled is None:
+            from torch.fx.experimental.proxy_tensor import make_fx
+            with torch.no_grad():
+                traced = make_fx(self.graph_module)(*args)
+            compiled = self.by_shape[key] = self.compile_graph(traced.graph, list(args))
+        return compiled(*args)
+
+
+def _unsupported_ops(graph):
+    """UnsupportedOpsError for the ops of `graph` the importer has no mapping
+    for (checked before sizes are known), or None."""
+    ops = {}
+    for node in graph.nodes:
+        if node.op != "call_function" or node.target is operator.getitem:
+            continue
+        if node.target in _aten.HANDLERS or _is_size_op(node.target):
+            continue
+        ops.setdefault(_op_name(node.target), []).append(
+            ("no mapping to the FX dialect", _location(node)))
+    return UnsupportedOpsError(ops) if ops else None
+
+
+def _is_size_op(target):
+    # Size arithmetic on SymInts (sym_size, operator.mul, ...) is traced
+    # away when the graph is traced again with real sizes.
+    return not isinstance(target, torch._ops.OpOverload) or \
+        target._schema.name.startswith("aten::sym_")
+
+
+def _location(node):
+    frame = user_frame(node.meta.get("stack_trace"), False)
+    return (frame[0], frame[1]) if frame else node.name
 
 
 class _Compiled:
@@ -136,42 +189,52 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
     params = [_is_parameter(n) for n in placeholders]
     graph_name = f"graph {getattr(gm, '_fx_mlir_index', '')}".strip()
 
-    def forward_compiler(fw, fw_inputs):
-        from functorch.compile import make_boxed_func
-        nodes = [n for n in fw.graph.nodes if n.op == "placeholder"]
-        # AOTAutograd keeps Dynamo's inputs in order for an inference graph;
-        # otherwise every input is passed per call.
-        same = len(nodes) == len(params)
+    def compile_graph(graph, examples):
+        """Imports and compiles a graph of static shapes; examples: its
+        inputs (tensors, real or fake, and ints it has baked in)."""
+        same = len(examples) == len(params)
         holders, param_positions, input_positions = [], {}, []
-        for i, example in enumerate(fw_inputs):
-            if same and params[i]:
-                name = f"param{i}"
-                holders.append(Param(name, example))
-                param_positions[i] = name
+        for i, example in enumerate(examples):
+            if not isinstance(example, torch.Tensor):
+                holders.append(Specialized())
+            elif same and params[i]:
+                holders.append(Param(f"param{i}", example))
+                param_positions[i] = f"param{i}"
             else:
                 holders.append(Input(len(input_positions), example))
                 input_positions.append(i)
-        dynamic = [f"input {i}" for i, t in enumerate(fw_inputs)
-                   if isinstance(t, torch.Tensor)
-                   and any(isinstance(d, torch.SymInt) for d in t.shape)]
-        if dynamic or any(not isinstance(t, torch.Tensor) for t in fw_inputs):
-            _fail("symbolic sizes or non-tensor inputs (" + ", ".join(dynamic or ["scalars"]) +
-                  "): fx_mlir compiles graphs of static shapes; pass dynamic=False to "
-                  "torch.compile to recompile per shape", options, graph_name)
-            return make_boxed_func(fw)
-        try:
-            with _recording_stack_traces():
-                builder = Importer(fw.graph, holders, frozen=False).run()
-        except UnsupportedOpsError as e:
-            _fail(str(e), options, graph_name)
-            return make_boxed_func(fw)
+        builder = Importer(graph, holders, frozen=False).run()
         text = "module {\n" + builder.text() + "}\n"
         compiled = runtime.compile(text, target=target, mode=mode,
                                    cache_dir=options.get("cache_dir"))
-        device = next((t.device for t in fw_inputs if isinstance(t, torch.Tensor)),
+        STATS["compiled"] += 1
+        device = next((t.device for t in examples if isinstance(t, torch.Tensor)),
                       torch.device("cpu"))
-        return make_boxed_func(_Compiled(compiled, param_positions, input_positions,
-                                         compiled.outputs, device))
+        return _Compiled(compiled, param_positions, input_positions, compiled.outputs, device)
+
+    def forward_compiler(fw, fw_inputs):
+        from functorch.compile import make_boxed_func
+        # AOTAutograd keeps Dynamo's inputs in order for an inference graph
+        # (params then applies); otherwise every input is passed per call.
+        symbolic = any(not isinstance(t, torch.Tensor) or
+                       any(isinstance(d, torch.SymInt) for d in t.shape) for t in fw_inputs)
+        if symbolic:
+            # Sizes Dynamo made dynamic: compiled per size when a call meets
+            # it (the graph traced again with the call's values), never run
+            # with another size's code.
+            unsupported = _unsupported_ops(fw.graph)
+            if unsupported:
+                _fail(str(unsupported), options, graph_name)
+                STATS["eager"] += 1
+                return make_boxed_func(fw)
+            return make_boxed_func(_PerShape(fw, compile_graph))
+        try:
+            with _recording_stack_traces():
+                return make_boxed_func(compile_graph(fw.graph, fw_inputs))
+        except UnsupportedOpsError as e:
+            _fail(str(e), options, graph_name)
+            STATS["eager"] += 1
+            return make_boxed_func(fw)
 
     def backward_compiler(bw, bw_inputs):
         from functorch.compile import make_boxed_func

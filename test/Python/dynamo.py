@@ -4,8 +4,8 @@
 # a graph break under no_grad, matching eager; a parameter updated in place
 # bound again; a forward with gradients (backward eager); an unsupported op
 # running eagerly with a warning that names it and its source line, or an
-# error with options={"fallback": False}; a second batch size (symbolic
-# sizes) running eagerly with a warning; bad options refused. On
+# error with options={"fallback": False}; new batch sizes (symbolic sizes)
+# compiled once per size; bad options refused. On
 # the CPU and, where a Vulkan device is present, on it.
 # REQUIRES: torch2
 # RUN: %python -c "import torch; print('listed:', 'fx_mlir' in torch._dynamo.list_backends())" | FileCheck %s --check-prefix=LISTED
@@ -21,7 +21,7 @@
 # CHECK-NEXT: aten.cumsum.default x1
 # CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
 # CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
-# CHECK: new batch size: ok, warned: fx_mlir: graph runs eagerly: symbolic sizes or non-tensor inputs
+# CHECK: new batch sizes: ['ok', 'ok', 'ok', 'ok'] compiled 3 eager 0
 # CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir']
 # CHECK: bad target: ValueError: fx_mlir: unknown target 'metal' (cpu or vulkan)
 
@@ -97,9 +97,7 @@ with torch.no_grad():
     broken.b.weight.mul_(2)  # in place: the compiled graph binds it again
     check("updated in place", [c(x)], [broken(x)])
 
-# Gradients: the forward compiled, the backward eager. (reset: Dynamo
-# would make the sizes of a code object compiled before dynamic, and such
-# graphs run eagerly.)
+# Gradients: the forward compiled, the backward eager.
 torch._dynamo.reset()
 mlp = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Tanh())
 x = torch.randn(4, 8, requires_grad=True)
@@ -131,19 +129,20 @@ try:
 except Exception as e:  # Dynamo wraps the backend's error
     cause = getattr(e, "inner_exception", None) or e
     print("no fallback:", type(cause).__name__ + ":", str(cause).splitlines()[0])
-# A second batch size: Dynamo recompiles with the batch symbolic, and such
-# graphs run eagerly (with a warning) rather than with another size's code.
+# New batch sizes: Dynamo recompiles with the batch symbolic (its size an
+# input of the graph); fx-mlir compiles that graph once per size a call
+# brings (2, then 3 and 5), and a size seen before reuses its code.
+from fx_mlir.dynamo import STATS  # noqa: E402
 torch._dynamo.reset()
-scaled = compiled(lambda t: torch.tanh(t) * 2)
-scaled(torch.randn(2, 4))
-t3 = torch.randn(3, 4)
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    got = scaled(t3)
-messages = [str(w.message) for w in caught if "fx_mlir" in str(w.message)]
-result = compare([got.numpy()], [(torch.tanh(t3) * 2).numpy()])
-print("new batch size:", "ok" if result.ok else result.message, end=", ")
-print("warned:", messages[0] if messages else "nothing")
+before = dict(STATS)
+scaled = compiled(lambda t: torch.tanh(t) * t.shape[0])
+results = []
+for n in (2, 3, 5, 3):
+    t = torch.randn(n, 4)
+    result = compare([scaled(t).numpy()], [(torch.tanh(t) * n).numpy()])
+    results.append("ok" if result.ok else result.message)
+print("new batch sizes:", results, "compiled", STATS["compiled"] - before.get("compiled", 0),
+      "eager", STATS["eager"] - before.get("eager", 0))
 for what, options in (("bad option", {"targett": "cpu"}), ("bad target", {"target": "metal"})):
     torch._dynamo.reset()
     try:
