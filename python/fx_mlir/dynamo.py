@@ -23,9 +23,9 @@ call; CPU tensors are used in place when contiguous.
 
 Options (`torch.compile(..., options={...})`):
   target      "cpu" (default) or "vulkan"
-  fallback    True (default): a graph fx-mlir cannot compile (unsupported
-              ops) runs eagerly, with one warning per graph naming the ops
-              and their source lines;
+  fallback    True (default): the parts of a graph fx-mlir cannot compile
+              (unsupported ops) run eagerly, with one warning per graph
+              naming the ops and their source lines;
               False: that is an error instead
   cache_dir   fx::Compiler's on-disk compile cache
 `mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's.
@@ -34,9 +34,12 @@ A graph with symbolic sizes (Dynamo makes sizes dynamic when a second one
 comes) is compiled once per combination of sizes that calls bring: traced
 again with the call's values, so that no call runs another size's code.
 
-Not yet: partitioning a graph into compiled and eager parts (a graph with
-any unsupported op runs eagerly as a whole), one program for all sizes,
-backward graphs (eager).
+A graph with ops fx-mlir does not support is partitioned: the supported
+partitions are compiled, one graph each, and the rest runs eagerly; one
+warning per graph names the unsupported ops and their source lines
+(options={"fallback": False} makes that an error).
+
+Not yet: one program for all sizes, backward graphs (eager).
 """
 
 import collections
@@ -60,8 +63,9 @@ _NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: n
           torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
 
 
-# Graphs compiled (one per static shape) and graphs left to eager mode, in
-# this process: for tests and for users who wonder.
+# In this process: graphs compiled ("compiled": one per static shape and
+# per partition) and, of those, partitions of partly supported graphs
+# ("partitions"). For tests, and for users who wonder.
 STATS = collections.Counter()
 
 
@@ -91,7 +95,7 @@ def _is_parameter(node):
 def _fail(message, options, graph_name):
     if not options.get("fallback", True):
         raise CompileError(message)
-    warnings.warn(f"fx_mlir: {graph_name} runs eagerly: {message}", stacklevel=2)
+    warnings.warn(f"fx_mlir: {graph_name} runs partly eagerly: {message}", stacklevel=2)
 
 
 class _PerShape:
@@ -111,8 +115,63 @@ class _PerShape:
             from torch.fx.experimental.proxy_tensor import make_fx
             with torch.no_grad():
                 traced = make_fx(self.graph_module)(*args)
-            compiled = self.by_shape[key] = self.compile_graph(traced.graph, list(args))
+            compiled = self.by_shape[key] = self.compile_graph(traced, list(args))
         return compiled(*args)
+
+
+# Ops that only view or reshape: a partition of nothing else is not worth
+# a compiled graph of its own.
+_VIEW_OPS = [f"torch.ops.aten.{name}.default" for name in (
+    "view", "_unsafe_view", "reshape", "permute", "t", "transpose", "expand", "unsqueeze",
+    "squeeze", "alias", "clone", "slice", "select")] + ["_operator.getitem"]
+
+
+class _Partition(torch.nn.Module):
+    """A compiled partition in the eager graph's place."""
+
+    def __init__(self, compiled, single):
+        super().__init__()
+        self.compiled, self.single = compiled, single
+
+    def forward(self, *args):
+        results = self.compiled(*args)
+        return results[0] if self.single else tuple(results)
+
+
+def _partitioned(gm, is_param, compile_whole):
+    """`gm` with its partitions of supported ops compiled (each one graph,
+    through compile_whole) and the rest left to eager mode."""
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    from torch.fx.passes.operator_support import OperatorSupport
+
+    class Supported(OperatorSupport):
+        def is_node_supported(self, submodules, node):
+            return node.op == "call_function" and (
+                node.target in _aten.HANDLERS or node.target is operator.getitem)
+
+    inputs = {n: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
+    partitioner = CapabilityBasedPartitioner(gm, Supported(), allows_single_node_partition=True,
+                                             non_compute_ops=_VIEW_OPS)
+    fused = partitioner.fuse_partitions(partitioner.propose_partitions())
+    for node in list(fused.graph.nodes):
+        if node.op != "call_module":
+            continue
+        sub = getattr(fused, node.target)
+        examples = [a.meta.get("val") if isinstance(a, torch.fx.Node) else a
+                    for a in node.args]
+        params = [a in inputs and is_param(inputs[a]) for a in node.args]
+        output = next(n for n in sub.graph.nodes if n.op == "output")
+        if any(e is None for e in examples):
+            continue  # sizes unknown: stays eager
+        try:
+            with _recording_stack_traces():
+                compiled = compile_whole(sub.graph, examples, lambda i: params[i])
+        except UnsupportedOpsError:
+            continue  # this partition stays eager
+        setattr(fused, node.target, _Partition(compiled, isinstance(output.args[0], torch.fx.Node)))
+        STATS["partitions"] += 1
+    fused.recompile()
+    return fused
 
 
 def _unsupported_ops(graph):
@@ -189,15 +248,15 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
     params = [_is_parameter(n) for n in placeholders]
     graph_name = f"graph {getattr(gm, '_fx_mlir_index', '')}".strip()
 
-    def compile_graph(graph, examples):
-        """Imports and compiles a graph of static shapes; examples: its
-        inputs (tensors, real or fake, and ints it has baked in)."""
-        same = len(examples) == len(params)
+    def compile_whole(graph, examples, is_param):
+        """Imports and compiles a graph of static shapes (raising
+        UnsupportedOpsError); examples: its inputs (tensors, real or fake,
+        and ints it has baked in); is_param(i): input i is a parameter."""
         holders, param_positions, input_positions = [], {}, []
         for i, example in enumerate(examples):
             if not isinstance(example, torch.Tensor):
                 holders.append(Specialized())
-            elif same and params[i]:
+            elif is_param(i):
                 holders.append(Param(f"param{i}", example))
                 param_positions[i] = f"param{i}"
             else:
@@ -212,29 +271,39 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                       torch.device("cpu"))
         return _Compiled(compiled, param_positions, input_positions, compiled.outputs, device)
 
-    def forward_compiler(fw, fw_inputs):
-        from functorch.compile import make_boxed_func
-        # AOTAutograd keeps Dynamo's inputs in order for an inference graph
-        # (params then applies); otherwise every input is passed per call.
-        symbolic = any(not isinstance(t, torch.Tensor) or
-                       any(isinstance(d, torch.SymInt) for d in t.shape) for t in fw_inputs)
-        if symbolic:
-            # Sizes Dynamo made dynamic: compiled per size when a call meets
-            # it (the graph traced again with the call's values), never run
-            # with another size's code.
-            unsupported = _unsupported_ops(fw.graph)
-            if unsupported:
-                _fail(str(unsupported), options, graph_name)
-                STATS["eager"] += 1
-                return make_boxed_func(fw)
-            return make_boxed_func(_PerShape(fw, compile_graph))
+    def is_graph_param(examples):
+        # AOTAutograd keeps Dynamo's inputs in order for an inference graph;
+        # otherwise every input is passed per call.
+        same = len(examples) == len(params)
+        return lambda i: same and params[i]
+
+    def compile_graph(gm, examples, warn=False):
+        """The whole graph compiled, or (with unsupported ops) its supported
+        partitions compiled and the rest eager; `warn`: name the unsupported
+        ops (an error without fallback)."""
         try:
             with _recording_stack_traces():
-                return make_boxed_func(compile_graph(fw.graph, fw_inputs))
+                return compile_whole(gm.graph, examples, is_graph_param(examples))
         except UnsupportedOpsError as e:
-            _fail(str(e), options, graph_name)
-            STATS["eager"] += 1
-            return make_boxed_func(fw)
+            if warn:
+                _fail(str(e), options, graph_name)
+            elif not options.get("fallback", True):
+                raise CompileError(str(e)) from e
+        return _partitioned(gm, is_graph_param(examples), compile_whole)
+
+    def forward_compiler(fw, fw_inputs):
+        from functorch.compile import make_boxed_func
+        symbolic = any(not isinstance(t, torch.Tensor) or
+                       any(isinstance(d, torch.SymInt) for d in t.shape) for t in fw_inputs)
+        if not symbolic:
+            return make_boxed_func(compile_graph(fw, fw_inputs, warn=True))
+        # Sizes Dynamo made dynamic: compiled per size when a call meets it
+        # (the graph traced again with the call's values), never run with
+        # another size's code. Ops without a mapping are named now.
+        unsupported = _unsupported_ops(fw.graph)
+        if unsupported:
+            _fail(str(unsupported), options, graph_name)
+        return make_boxed_func(_PerShape(fw, compile_graph))
 
     def backward_compiler(bw, bw_inputs):
         from functorch.compile import make_boxed_func
