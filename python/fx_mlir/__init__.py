@@ -26,7 +26,7 @@ import sys as _sys
 from .runtime import Compiler, Error, Model, compile, load  # noqa: F401
 
 __all__ = ["import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
-           "Compiler", "Error", "Model", "compile", "load"]
+           "Compiler", "Error", "Model", "compile", "load", "explain"]
 
 _IMPORTER_NAMES = {"import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
                    "Importer", "safetensors"}
@@ -38,6 +38,9 @@ def __getattr__(name):
     if name in _IMPORTER_NAMES:
         from . import _api
         return getattr(_api, name)
+    if name == "explain":  # torch.compile(backend="fx_mlir")'s report
+        from .dynamo import explain
+        return explain
     raise AttributeError("module 'fx_mlir' has no attribute " + repr(name))
 
 

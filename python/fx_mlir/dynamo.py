@@ -39,11 +39,15 @@ partitions are compiled, one graph each, and the rest runs eagerly; one
 warning per graph names the unsupported ops and their source lines
 (options={"fallback": False} makes that an error).
 
+fx_mlir.explain(model, *inputs) reports Dynamo's graph breaks and, per
+graph, the ops, the unsupported ones, the partitions and compile times.
+
 Not yet: one program for all sizes, backward graphs (eager).
 """
 
 import collections
 import operator
+import time
 import warnings
 
 import numpy as np
@@ -295,8 +299,17 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         from functorch.compile import make_boxed_func
         symbolic = any(not isinstance(t, torch.Tensor) or
                        any(isinstance(d, torch.SymInt) for d in t.shape) for t in fw_inputs)
+        if _RECORDS is not None:
+            _record(fw, symbolic)
         if not symbolic:
-            return make_boxed_func(compile_graph(fw, fw_inputs, warn=True))
+            start, before = time.perf_counter(), dict(STATS)
+            result = compile_graph(fw, fw_inputs, warn=True)
+            if _RECORDS is not None:
+                _RECORDS[-1].update(
+                    compile_s=time.perf_counter() - start,
+                    compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
+                    partitions=STATS["partitions"] - before.get("partitions", 0))
+            return make_boxed_func(result)
         # Sizes Dynamo made dynamic: compiled per size when a call meets it
         # (the graph traced again with the call's values), never run with
         # another size's code. Ops without a mapping are named now.
@@ -312,6 +325,86 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
     from torch._dynamo.backends.common import aot_autograd
     return aot_autograd(fw_compiler=forward_compiler, bw_compiler=backward_compiler,
                         decompositions=_decompositions())(gm, example_inputs)
+
+
+# While explain() runs: one dict per graph the backend compiles.
+_RECORDS = None
+
+
+def _record(graph_module, symbolic):
+    ops = collections.Counter()
+    for node in graph_module.graph.nodes:
+        if node.op == "call_function" and not _is_size_op(node.target) and \
+                node.target is not operator.getitem:
+            ops[_op_name(node.target)] += 1
+    unsupported = _unsupported_ops(graph_module.graph)
+    _RECORDS.append({
+        "ops": dict(ops),
+        "unsupported": {name: [f"{w[0]}:{w[1]}" if isinstance(w, tuple) else w
+                               for _, w in uses]
+                        for name, uses in (unsupported.ops.items() if unsupported else [])},
+        "symbolic_sizes": symbolic,
+    })
+
+
+class Explanation:
+    """What explain() found: `.as_dict()` and the text (str())."""
+
+    def __init__(self, info):
+        self.info = info
+
+    def as_dict(self):
+        return self.info
+
+    def __str__(self):
+        info = self.info
+        lines = [f"{info['graph_count']} graph(s), {info['graph_break_count']} graph "
+                 f"break(s) (Dynamo)"]
+        for i, reason in enumerate(info["break_reasons"]):
+            text = [line for line in reason.strip().splitlines() if line.strip()]
+            lines.append(f"  break {i + 1}: " + "\n    ".join(text))
+        for i, graph in enumerate(info["graphs"]):
+            total = sum(graph["ops"].values())
+            bad = sum(len(v) for v in graph["unsupported"].values())
+            lines.append(f"graph {i + 1}: {total} ATen ops, {total - bad} supported"
+                         + (", symbolic sizes (compiled per size)"
+                            if graph["symbolic_sizes"] else ""))
+            if "compile_s" in graph:
+                lines.append(f"  compiled in {graph['compile_s']:.2f} s: "
+                             + (f"{graph['partitions']} partition(s), the rest eager"
+                                if graph["partitions"] else "one graph"))
+            for name, where in sorted(graph["unsupported"].items()):
+                lines.append(f"  unsupported: {name} x{len(where)} at {', '.join(where[:5])}")
+        return "\n".join(lines)
+
+
+def explain(model, *inputs, target="cpu"):
+    """Compiles and runs `model(*inputs)` through torch.compile(backend=
+    "fx_mlir") under no_grad and reports Dynamo's graph breaks and their
+    reasons, then per graph: its ATen ops, those fx-mlir does not support
+    (with source lines), how it was compiled (one graph, or partitions
+    with the rest eager) and the compile time. Returns an Explanation
+    (str() for text, .as_dict() for a dict)."""
+    global _RECORDS
+    import torch._dynamo
+    torch._dynamo.reset()
+    with torch.no_grad():
+        dynamo = torch._dynamo.explain(model)(*inputs)
+    torch._dynamo.reset()
+    records = _RECORDS = []
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.compile(model, backend="fx_mlir", options={"target": target})(*inputs)
+    finally:
+        _RECORDS = None
+        torch._dynamo.reset()
+    return Explanation({
+        "graph_count": dynamo.graph_count,
+        "graph_break_count": dynamo.graph_break_count,
+        "break_reasons": [str(r.reason) for r in dynamo.break_reasons],
+        "graphs": records,
+    })
 
 
 def register():

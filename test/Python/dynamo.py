@@ -5,7 +5,8 @@
 # bound again; a forward with gradients (backward eager); an unsupported op
 # running eagerly between two compiled partitions, with a warning that
 # names it and its source line, or an error with options={"fallback":
-# False}; new batch sizes (symbolic sizes) compiled once per size; bad
+# False}; new batch sizes (symbolic sizes) compiled once per size;
+# fx_mlir.explain's report (graph breaks, ops per graph, partitions); bad
 # options refused. On the CPU and, where a Vulkan device is present, on it.
 # REQUIRES: torch2
 # RUN: %python -c "import torch; print('listed:', 'fx_mlir' in torch._dynamo.list_backends())" | FileCheck %s --check-prefix=LISTED
@@ -22,6 +23,13 @@
 # CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
 # CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
 # CHECK: new batch sizes: ['ok', 'ok', 'ok', 'ok'] compiled 3
+# CHECK: explain: 2 graph(s), 1 graph break(s) (Dynamo)
+# CHECK: graph 1: 3 ATen ops, 3 supported
+# CHECK-NEXT: compiled in {{[0-9.]+}} s: one graph
+# CHECK-NEXT: graph 2: 3 ATen ops, 2 supported
+# CHECK-NEXT: compiled in {{[0-9.]+}} s: 2 partition(s), the rest eager
+# CHECK-NEXT: unsupported: aten.cumsum.default x1 at {{.*}}dynamo.py:[[#]]
+# CHECK-NEXT: dict: 2 graphs, unsupported {'aten.cumsum.default': 1}
 # CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir']
 # CHECK: bad target: ValueError: fx_mlir: unknown target 'metal' (cpu or vulkan)
 
@@ -144,6 +152,27 @@ for n in (2, 3, 5, 3):
     result = compare([scaled(t).numpy()], [(torch.tanh(t) * n).numpy()])
     results.append("ok" if result.ok else result.message)
 print("new batch sizes:", results, "compiled", STATS["compiled"] - before.get("compiled", 0))
+
+
+class Explained(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return torch.cumsum(y * 3, 1) * 2
+
+
+import fx_mlir  # noqa: E402
+explained = fx_mlir.explain(Explained().eval(), torch.randn(2, 8), target=target)
+text = str(explained).splitlines()
+print("explain:", text[0])
+print("\n".join(line for line in text[1:] if not line.startswith(("  break", "    "))))
+graphs = explained.as_dict()["graphs"]
+print("dict:", len(graphs), "graphs, unsupported",
+      {k: len(v) for g in graphs for k, v in g["unsupported"].items()})
 for what, options in (("bad option", {"targett": "cpu"}), ("bad target", {"target": "metal"})):
     torch._dynamo.reset()
     try:
