@@ -197,8 +197,40 @@ def _logsumexp(x, dim, keepdim=False):
     return out
 
 
+def _arg_extreme(x, dim, keepdim, largest):
+    """argmax / argmin through reductions the FX dialect has: the smallest
+    index whose value is the extreme (ties: the first, as PyTorch); a NaN
+    counts as the extreme, as in PyTorch, whose amax/amin propagate it."""
+    rank = x.dim()
+    if rank == 0:
+        return torch.zeros((), dtype=torch.int64)
+    flat = x.reshape(-1) if dim is None else x
+    axis = 0 if dim is None else dim % rank
+    reduce = torch.amax if largest else torch.amin
+    extreme = reduce(flat, axis, keepdim=True)
+    size = flat.shape[axis]
+    shape = [1] * flat.dim()
+    shape[axis] = size
+    iota = torch.arange(size, dtype=torch.int64).reshape(shape)
+    hit = (flat == extreme) | (flat != flat)
+    index = torch.amin(torch.where(hit, iota, size), axis, keepdim=keepdim)
+    if dim is None and keepdim:
+        index = index.reshape([1] * rank)
+    return index
+
+
+def _argmax(x, dim=None, keepdim=False):
+    return _arg_extreme(x, dim, keepdim, largest=True)
+
+
+def _argmin(x, dim=None, keepdim=False):
+    return _arg_extreme(x, dim, keepdim, largest=False)
+
+
 def decomposition_table():
     table = get_decompositions(_TORCH_DECOMPOSED)
+    table[aten.argmax.default] = _argmax
+    table[aten.argmin.default] = _argmin
     table[aten.roll.default] = _roll
     table[aten.constant_pad_nd.default] = _constant_pad_nd
     table[aten.logsumexp.default] = _logsumexp
