@@ -227,8 +227,32 @@ def _argmin(x, dim=None, keepdim=False):
     return _arg_extreme(x, dim, keepdim, largest=False)
 
 
+def _cumsum(x, dim, dtype=None):
+    """cumsum as log2(n) shifted additions (a Hillis-Steele scan): each step
+    adds the running sums `step` places back, padded with zeros. Integers
+    and bools sum in int64, as in PyTorch."""
+    if dtype is not None:
+        x = x.to(dtype)
+    elif not x.is_floating_point() and not x.is_complex():
+        x = x.to(torch.int64)
+    rank = x.dim()
+    if rank == 0:
+        return x.clone()
+    axis = dim % rank
+    size = x.shape[axis]
+    step = 1
+    while step < size:
+        kept = x.narrow(axis, 0, size - step)
+        # F.pad's pairs run from the last dimension backwards.
+        shifted = F.pad(kept, [0, 0] * (rank - 1 - axis) + [step, 0])
+        x = x + shifted
+        step *= 2
+    return x
+
+
 def decomposition_table():
     table = get_decompositions(_TORCH_DECOMPOSED)
+    table[aten.cumsum.default] = _cumsum
     table[aten.argmax.default] = _argmax
     table[aten.argmin.default] = _argmin
     table[aten.roll.default] = _roll

@@ -6,9 +6,9 @@ import torch.nn as nn
 
 class Unsupported(nn.Module):
     def forward(self, x):
-        a = torch.cumsum(x, dim=1)
-        b = torch.cumsum(a, dim=0)
-        c = torch.sort(b, dim=1).values
+        a = torch.prod(x, dim=1, keepdim=True)
+        b = torch.prod(a * x, dim=0, keepdim=True)
+        c = torch.sort(b + x, dim=1).values
         return torch.relu(c) + torch.topk(x, 1, dim=1).indices
 
 
