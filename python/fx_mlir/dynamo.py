@@ -28,7 +28,10 @@ Options (`torch.compile(..., options={...})`):
               naming the ops and their source lines;
               False: that is an error instead
   cache_dir   fx::Compiler's on-disk compile cache
-`mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's.
+  mode        as torch.compile's mode, which torch.compile does not take
+              together with options
+`mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's
+("max-autotune-no-cudagraphs" is max-autotune).
 
 A graph with symbolic sizes (Dynamo makes sizes dynamic when a second one
 comes) is compiled once per combination of sizes that calls bring: traced
@@ -60,7 +63,7 @@ from ._importer import (_KEPT_WHOLE, Importer, Input, Param, Specialized, Unsupp
                         _op_name, _recording_stack_traces, user_frame)
 from ._decompositions import decomposition_table
 
-_OPTIONS = ("target", "fallback", "cache_dir")
+_OPTIONS = ("target", "fallback", "cache_dir", "mode")
 _MODES = ("default", "reduce-overhead", "max-autotune")
 _NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
           torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
@@ -242,7 +245,11 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
     if unknown:
         raise ValueError(f"fx_mlir: unknown option(s) {unknown}; the options are "
                          f"{list(_OPTIONS)}")
-    mode = mode or "default"
+    # torch.compile takes mode or options, not both: options may say mode.
+    mode = options.get("mode", mode) or "default"
+    # Without CUDA graphs to leave out, Inductor's fourth mode is max-autotune.
+    if mode == "max-autotune-no-cudagraphs":
+        mode = "max-autotune"
     if mode not in _MODES:
         raise ValueError(f"fx_mlir: unknown mode {mode!r}; the modes are {list(_MODES)}")
     target = options.get("target", "cpu")

@@ -30,8 +30,10 @@
 # CHECK-NEXT: compiled in {{[0-9.]+}} s: 2 partition(s), the rest eager
 # CHECK-NEXT: unsupported: aten.sort.default x1 at {{.*}}dynamo.py:[[#]]
 # CHECK-NEXT: dict: 2 graphs, unsupported {'aten.sort.default': 1}
-# CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir']
+# CHECK: mode in options: ok
+# CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode']
 # CHECK: bad target: ValueError: fx_mlir: unknown target 'metal' (cpu or vulkan)
+# CHECK: bad mode: ValueError: fx_mlir: unknown mode 'fastest'; the modes are ['default', 'reduce-overhead', 'max-autotune']
 
 import sys
 import warnings
@@ -173,10 +175,16 @@ print("\n".join(line for line in text[1:] if not line.startswith(("  break", "  
 graphs = explained.as_dict()["graphs"]
 print("dict:", len(graphs), "graphs, unsupported",
       {k: len(v) for g in graphs for k, v in g["unsupported"].items()})
-for what, options in (("bad option", {"targett": "cpu"}), ("bad target", {"target": "metal"})):
+torch._dynamo.reset()
+x = torch.randn(2, 5)
+with torch.no_grad():
+    check("mode in options", [compiled(lin, mode="reduce-overhead")(x)], [lin(x)])
+for what, options, mode in (("bad option", {"targett": "cpu"}, None),
+                            ("bad target", {"target": "metal"}, None),
+                            ("bad mode", None, "fastest")):
     torch._dynamo.reset()
     try:
-        torch.compile(lin, backend="fx_mlir", options=options)(torch.randn(2, 5))
+        torch.compile(lin, backend="fx_mlir", options=options, mode=mode)(torch.randn(2, 5))
         print(what + ": no error")
     except Exception as e:
         cause = getattr(e, "inner_exception", None) or e
