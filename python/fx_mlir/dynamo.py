@@ -44,12 +44,17 @@ warning per graph names the unsupported ops and their source lines
 
 fx_mlir.explain(model, *inputs) reports Dynamo's graph breaks and, per
 graph, the ops, the unsupported ones, the partitions and compile times.
+Logs go to the "fx_mlir" logger; FX_MLIR_LOGS=info|debug prints them.
 
 Not yet: one program for all sizes, backward graphs (eager).
 """
 
 import collections
+import itertools
+import logging
 import operator
+import os
+import sys
 import time
 import warnings
 
@@ -69,6 +74,27 @@ _NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: n
           torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
           torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
 
+
+# Logs under the "fx_mlir" logger (off by default, as Python's logging
+# is): INFO one line per compiled graph or partition, DEBUG also the IR.
+# FX_MLIR_LOGS=info|debug (in the spirit of TORCH_LOGS) turns them on to
+# stderr without configuring logging.
+log = logging.getLogger("fx_mlir")
+
+
+def _configure_logging():
+    level = os.environ.get("FX_MLIR_LOGS", "").strip().lower()
+    if not level:
+        return
+    log.setLevel(logging.DEBUG if level in ("debug", "+fx_mlir", "+") else logging.INFO)
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("fx_mlir: %(message)s"))
+        log.addHandler(handler)
+
+
+_configure_logging()
+_GRAPH_NUMBERS = itertools.count(1)
 
 # In this process: graphs compiled ("compiled": one per static shape and
 # per partition) and, of those, partitions of partly supported graphs
@@ -257,7 +283,7 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         raise ValueError(f"fx_mlir: unknown target {target!r} (cpu or vulkan)")
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     params = [_is_parameter(n) for n in placeholders]
-    graph_name = f"graph {getattr(gm, '_fx_mlir_index', '')}".strip()
+    graph_name = f"graph {next(_GRAPH_NUMBERS)}"
 
     def compile_whole(graph, examples, is_param):
         """Imports and compiles a graph of static shapes (raising
@@ -275,9 +301,14 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                 input_positions.append(i)
         builder = Importer(graph, holders, frozen=False).run()
         text = "module {\n" + builder.text() + "}\n"
+        log.debug("%s: the FX dialect:\n%s", graph_name, text)
+        start = time.perf_counter()
         compiled = runtime.compile(text, target=target, mode=mode,
                                    cache_dir=options.get("cache_dir"))
         STATS["compiled"] += 1
+        ops = sum(1 for n in graph.nodes if n.op == "call_function")
+        log.info("%s: %d ATen ops compiled for %s (mode %s) in %.2f s", graph_name, ops,
+                 target, mode, time.perf_counter() - start)
         device = next((t.device for t in examples if isinstance(t, torch.Tensor)),
                       torch.device("cpu"))
         return _Compiled(compiled, param_positions, input_positions, compiled.outputs, device)

@@ -12,13 +12,15 @@
 # RUN: %python -c "import torch; print('listed:', 'fx_mlir' in torch._dynamo.list_backends())" | FileCheck %s --check-prefix=LISTED
 # LISTED: listed: True
 # RUN: %python %s cpu | FileCheck %s
+# RUN: env FX_MLIR_LOGS=info %python -c "import torch; torch.compile(torch.nn.Linear(2, 3), backend='fx_mlir')(torch.randn(4, 2))" 2>&1 | FileCheck %s --check-prefix=LOGS
+# LOGS: fx_mlir: graph {{[0-9]+}}: {{[0-9]+}} ATen ops compiled for cpu (mode default) in {{[0-9.]+}} s
 # RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
 # CHECK: by name: ok
 # CHECK: conv net: ok
 # CHECK: graph break: ok (2 graphs)
 # CHECK: updated in place: ok
 # CHECK: with gradients: ok
-# CHECK: unsupported: ok, 2 partitions compiled, warned: fx_mlir: graph runs partly eagerly: cannot import: 1 node(s) use 1 unsupported ATen op(s):
+# CHECK: unsupported: ok, 2 partitions compiled, warned: fx_mlir: graph {{[0-9]+}} runs partly eagerly: cannot import: 1 node(s) use 1 unsupported ATen op(s):
 # CHECK-NEXT: aten.sort.default x1
 # CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
 # CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
