@@ -30,6 +30,8 @@ Options (`torch.compile(..., options={...})`):
   cache_dir   fx::Compiler's on-disk compile cache
   mode        as torch.compile's mode, which torch.compile does not take
               together with options
+  dump_dir    fx::Compiler writes each graph's input IR and generated code
+              there
 `mode` ("default", "reduce-overhead", "max-autotune") is fx::Compiler's
 ("max-autotune-no-cudagraphs" is max-autotune).
 
@@ -68,7 +70,7 @@ from ._importer import (_KEPT_WHOLE, Importer, Input, Param, Specialized, Unsupp
                         _op_name, _recording_stack_traces, user_frame)
 from ._decompositions import decomposition_table
 
-_OPTIONS = ("target", "fallback", "cache_dir", "mode")
+_OPTIONS = ("target", "fallback", "cache_dir", "mode", "dump_dir")
 _MODES = ("default", "reduce-overhead", "max-autotune")
 _NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
           torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
@@ -304,7 +306,8 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         log.debug("%s: the FX dialect:\n%s", graph_name, text)
         start = time.perf_counter()
         compiled = runtime.compile(text, target=target, mode=mode,
-                                   cache_dir=options.get("cache_dir"))
+                                   cache_dir=options.get("cache_dir"),
+                                   dump_dir=options.get("dump_dir"))
         STATS["compiled"] += 1
         ops = sum(1 for n in graph.nodes if n.op == "call_function")
         log.info("%s: %d ATen ops compiled for %s (mode %s) in %.2f s", graph_name, ops,

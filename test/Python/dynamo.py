@@ -33,11 +33,14 @@
 # CHECK-NEXT: unsupported: aten.sort.default x1 at {{.*}}dynamo.py:[[#]]
 # CHECK-NEXT: dict: 2 graphs, unsupported {'aten.sort.default': 1}
 # CHECK: mode in options: ok
-# CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode']
+# CHECK: dump_dir: has files True
+# CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode', 'dump_dir']
 # CHECK: bad target: ValueError: fx_mlir: unknown target 'metal' (cpu or vulkan)
 # CHECK: bad mode: ValueError: fx_mlir: unknown mode 'fastest'; the modes are ['default', 'reduce-overhead', 'max-autotune']
 
+import os
 import sys
+import tempfile
 import warnings
 
 import torch
@@ -181,6 +184,11 @@ torch._dynamo.reset()
 x = torch.randn(2, 5)
 with torch.no_grad():
     check("mode in options", [compiled(lin, mode="reduce-overhead")(x)], [lin(x)])
+torch._dynamo.reset()
+dump = tempfile.mkdtemp()
+with torch.no_grad():
+    compiled(lin, dump_dir=dump)(x)
+print("dump_dir: has files", any(files for _, _, files in os.walk(dump)))
 for what, options, mode in (("bad option", {"targett": "cpu"}, None),
                             ("bad target", {"target": "metal"}, None),
                             ("bad mode", None, "fastest")):
