@@ -323,10 +323,9 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
                  median(callParts[0]), median(callParts[1]),
                  median(callParts[2]), median(callParts[3])));
     if (!gpuTimes.empty()) {
-      std::sort(gpuTimes.begin(), gpuTimes.end());
+      double middle = median(gpuTimes); // sorts: front and back are min, max
       out(format("gpu (%u runs): median %.1f us, min %.1f us, max %.1f us\n",
-                 options.bench, gpuTimes[gpuTimes.size() / 2], gpuTimes.front(),
-                 gpuTimes.back()));
+                 options.bench, middle, gpuTimes.front(), gpuTimes.back()));
     }
     if (!transfers[0].empty() &&
         (median(transfers[0]) > 0 || median(transfers[1]) > 0))

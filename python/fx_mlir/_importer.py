@@ -227,6 +227,14 @@ def _refuse_dynamic_dimensions(inputs):
             "(docs/Tools.md)")
 
 
+def reported_location(node, outermost_first):
+    """Where an unsupported node is reported: (file, line) of the user's
+    frame (see user_frame), else the node's name."""
+    frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None),
+                       outermost_first)
+    return frame if frame is not None else node.name
+
+
 def _meta(node):
     tm = node.meta.get("tensor_meta")
     return tm if hasattr(tm, "shape") else None
@@ -388,9 +396,8 @@ class Importer:
                                                   element_type(tensor.dtype), self.location(node))
 
     def _fail(self, node, reason):
-        where = self.location(node)
-        text = (where.file, where.line) if where.file else node.name
-        self.errors.setdefault(_op_name(node.target), []).append((reason, text))
+        self.errors.setdefault(_op_name(node.target), []).append(
+            (reason, reported_location(node, self.exported)))
 
     def _import_call(self, node):
         target = node.target

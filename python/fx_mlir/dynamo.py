@@ -60,21 +60,17 @@ import sys
 import time
 import warnings
 
-import numpy as np
 import torch
 
 from . import runtime
 from ._api import HAS_EXPORT
 from . import _aten
 from ._importer import (_KEPT_WHOLE, Importer, Input, Param, Specialized, UnsupportedOpsError,
-                        _op_name, _recording_stack_traces, user_frame)
+                        _op_name, _recording_stack_traces, reported_location)
 from ._decompositions import decomposition_table
 
 _OPTIONS = ("target", "fallback", "cache_dir", "mode", "dump_dir")
 _MODES = ("default", "reduce-overhead", "max-autotune")
-_NUMPY = {torch.float32: np.float32, torch.float16: np.float16, torch.float64: np.float64,
-          torch.int64: np.int64, torch.int32: np.int32, torch.int16: np.int16,
-          torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_}
 
 
 # Logs under the "fx_mlir" logger (off by default, as Python's logging
@@ -181,8 +177,7 @@ def _partitioned(gm, is_param, compile_whole):
 
     class Supported(OperatorSupport):
         def is_node_supported(self, submodules, node):
-            return node.op == "call_function" and (
-                node.target in _aten.HANDLERS or node.target is operator.getitem)
+            return node.op == "call_function" and _mapped(node.target)
 
     inputs = {n: i for i, n in enumerate(n for n in gm.graph.nodes if n.op == "placeholder")}
     partitioner = CapabilityBasedPartitioner(gm, Supported(), allows_single_node_partition=True,
@@ -214,13 +209,16 @@ def _unsupported_ops(graph):
     for (checked before sizes are known), or None."""
     ops = {}
     for node in graph.nodes:
-        if node.op != "call_function" or node.target is operator.getitem:
-            continue
-        if node.target in _aten.HANDLERS or _is_size_op(node.target):
+        if node.op != "call_function" or _mapped(node.target) or _is_size_op(node.target):
             continue
         ops.setdefault(_op_name(node.target), []).append(
-            ("no mapping to the FX dialect", _location(node)))
+            ("no mapping to the FX dialect", reported_location(node, False)))
     return UnsupportedOpsError(ops) if ops else None
+
+
+def _mapped(target):
+    """Whether the importer maps calls of `target`."""
+    return target is operator.getitem or target in _aten.HANDLERS
 
 
 def _is_size_op(target):
@@ -230,19 +228,13 @@ def _is_size_op(target):
         target._schema.name.startswith("aten::sym_")
 
 
-def _location(node):
-    frame = user_frame(node.meta.get("stack_trace"), False)
-    return (frame[0], frame[1]) if frame else node.name
-
-
 class _Compiled:
     """The compiled forward of one graph: binds parameters, converts tensors."""
 
-    def __init__(self, model, param_positions, input_positions, outputs, device):
+    def __init__(self, model, param_positions, input_positions, device):
         self.model = model
         self.param_positions = param_positions  # graph input index -> parameter name
         self.input_positions = input_positions
-        self.outputs = outputs                  # [(dtype, shape)] of the graph's results
         self.device = device
         self.bound = {}                         # name -> (tensor, version)
 
@@ -314,7 +306,7 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                  target, mode, time.perf_counter() - start)
         device = next((t.device for t in examples if isinstance(t, torch.Tensor)),
                       torch.device("cpu"))
-        return _Compiled(compiled, param_positions, input_positions, compiled.outputs, device)
+        return _Compiled(compiled, param_positions, input_positions, device)
 
     def is_graph_param(examples):
         # AOTAutograd keeps Dynamo's inputs in order for an inference graph;
@@ -326,15 +318,16 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         """The whole graph compiled, or (with unsupported ops) its supported
         partitions compiled and the rest eager; `warn`: name the unsupported
         ops (an error without fallback)."""
+        is_param = is_graph_param(examples)
         try:
             with _recording_stack_traces():
-                return compile_whole(gm.graph, examples, is_graph_param(examples))
+                return compile_whole(gm.graph, examples, is_param)
         except UnsupportedOpsError as e:
             if warn:
                 _fail(str(e), options, graph_name)
             elif not options.get("fallback", True):
                 raise CompileError(str(e)) from e
-        return _partitioned(gm, is_graph_param(examples), compile_whole)
+        return _partitioned(gm, is_param, compile_whole)
 
     def forward_compiler(fw, fw_inputs):
         from functorch.compile import make_boxed_func

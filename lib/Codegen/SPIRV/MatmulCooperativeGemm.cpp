@@ -122,7 +122,7 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
     int64_t count = tiles(64, 64);
     if (count < kCoopMinTiles) {
       // Split-k for convolutions: about two workgroups per SM, each
-      // reducing at least two k steps (at least four: resnet18 0.483 ->
+      // reducing at least two k steps (instead of four: resnet18 0.483 ->
       // 0.467 ms, mobilenet_v2 0.510 -> 0.463, efficientnet_b0 0.884 ->
       // 0.818 on an H200, with the SIMT kernel's alike; more workgroups,
       // four per SM, were slower for resnet18). resnet18 at batch 1 (3x3
@@ -486,13 +486,24 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       }
   };
   Type inElement = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  // Loads (and converts) this thread's units of the k step from `k0`.
+  int64_t kSize = view.reduction.size();
+  int64_t elementBytes = inElement.getIntOrFloatBitWidth() / 8;
   // Operands whose trailing dimensions are the reduction loops in order
   // (a weight [oc][ic][kh][kw], a matmul's [m][k]): a flat view, in which
   // the k neighbours of a unit are neighbouring elements, so that a unit
   // costs one index computation instead of a delinearization per element.
   // (The Vulkan schedule binds the cast's result to the same buffer.)
-  Value flat[2];
+  // Where k is a multiple of 8 (a unit is then all inside k or all
+  // outside, the rows' starts multiples of k), the view is one of 16-byte
+  // words instead, a unit one (f16) or two (f32) aligned words. Eight
+  // 4-byte loads per unit made the loads the bottleneck: on an H200 at
+  // precision high, one or two 16-byte loads took a 4096^3 matmul from
+  // 3.34 to 2.51 ms (55 TFLOP/s), a 4096^3 linear layer 4.00 -> 2.70,
+  // resnet18 at batch 1 0.537 -> 0.487 (its filters), a transformer
+  // encoder 8x128x256 0.405 -> 0.372. (Converting the units after the k
+  // step's multiplies instead of right after the loads measured the same:
+  // the driver's compiler schedules them alike.)
+  Value flat[2], words[2];
   int64_t reductionRank = view.reduction.loops.size();
   for (const Staging &st : staging) {
     Value input = op.getDpsInputs()[st.operand];
@@ -515,6 +526,16 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     if (!trailing)
       continue;
     OpBuilder outside(launch);
+    if (kSize % 8 == 0 && (inElement.isF32() || inElement.isF16())) {
+      words[st.operand] =
+          UnrealizedConversionCastOp::create(
+              outside, loc,
+              MemRefType::get({type.getNumElements() * elementBytes / 16},
+                              copyType),
+              input)
+              .getResult(0);
+      continue;
+    }
     flat[st.operand] =
         UnrealizedConversionCastOp::create(
             outside, loc,
@@ -529,34 +550,6 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     return !group.isDynamic() && group.sizes.back() > 0 &&
            group.sizes.back() % 8 == 0;
   };
-  int64_t kSize = view.reduction.size();
-  // 16-byte words of the flat operands, where a unit of k neighbours is
-  // one (f16) or two (f32) aligned words: k a multiple of 8 (a unit is
-  // then all inside k or all outside), the rows' starts multiples of k.
-  // Eight 4-byte loads per unit made the loads the bottleneck: on an H200
-  // at precision high, one or two 16-byte loads took a 4096^3 matmul from
-  // 3.34 to 2.51 ms (55 TFLOP/s), a 4096^3 linear layer 4.00 -> 2.70,
-  // resnet18 at batch 1 0.537 -> 0.487 (its filters), a transformer
-  // encoder 8x128x256 0.405 -> 0.372. (Converting the units after the k
-  // step's multiplies instead of right after the loads measured the same:
-  // the driver's compiler schedules them alike.)
-  Value words[2];
-  int64_t elementBytes = inElement.getIntOrFloatBitWidth() / 8;
-  for (const Staging &st : staging) {
-    Value input = flat[st.operand];
-    if (!input || kSize % 8 != 0 || !(inElement.isF32() || inElement.isF16()))
-      continue;
-    int64_t elements = cast<MemRefType>(input.getType()).getNumElements();
-    OpBuilder outside(launch);
-    words[st.operand] =
-        UnrealizedConversionCastOp::create(
-            outside, loc,
-            MemRefType::get({elements * elementBytes / 16}, copyType),
-            op.getDpsInputs()[st.operand])
-            .getResult(0);
-    input.getDefiningOp()->erase();
-    flat[st.operand] = Value();
-  }
   // A unit as loaded, converted to the fragments' type only after the k
   // step's multiplies, so that the loads' latency hides behind them:
   // 8 elements with their conditions (elements out of bounds read as

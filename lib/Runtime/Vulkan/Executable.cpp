@@ -596,10 +596,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     const Buffer &buffer = program.buffers[b];
     if (buffer.kind != Buffer::Kind::Input || impl.isParameter(b))
       continue;
-    void *target = impl.staging[b].mapped ? impl.staging[b].mapped
-                                          : impl.buffers[b].mapped;
     const Tensor &input = inputs[buffer.index];
-    copyBytes(target, input.data(),
+    copyBytes(impl.hostView(b), input.data(),
               std::min<uint64_t>(input.byteSize(), buffer.bytes));
   }
   bool profiled = impl.profiledCommands && !impl.profilingPaused;
@@ -660,10 +658,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     const Buffer &buffer = program.buffers[b];
     if (buffer.kind != Buffer::Kind::Output)
       continue;
-    const void *source =
-        impl.useStaging ? impl.staging[b].mapped : impl.buffers[b].mapped;
     Tensor &output = outputs[buffer.index];
-    copyBytes(output.data(), source,
+    copyBytes(output.data(), impl.hostView(b),
               std::min<uint64_t>(output.byteSize(), buffer.bytes));
   }
   times.outputs = microsecondsSince(start);

@@ -158,6 +158,12 @@ struct Executable::Impl {
   Status initializeBuffers();
   Status createDescriptorSets();
   Status record(VkCommandBuffer commandBuffer, VkQueryPool queries);
+  /// Where the host reads or writes buffer `b`: its staging buffer, or the
+  /// buffer itself where the host maps it (unified memory, and inputs in
+  /// host-mapped device memory).
+  void *hostView(size_t b) {
+    return staging[b].mapped ? staging[b].mapped : buffers[b].mapped;
+  }
   /// Whether buffer `b` is an input that is a model parameter (resident).
   bool isParameter(size_t b) const {
     const Buffer &buffer = program.buffers[b];

@@ -430,7 +430,7 @@ Status Executable::Impl::uploadParameters(const std::vector<Tensor> &inputs) {
     if (resident && resident->data() == input.data() &&
         resident->byteSize() == input.byteSize())
       continue;
-    void *target = useStaging ? staging[b].mapped : buffers[b].mapped;
+    void *target = hostView(b);
     std::memcpy(target, input.data(),
                 std::min<uint64_t>(input.byteSize(), program.buffers[b].bytes));
     resident = input;
