@@ -615,15 +615,17 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
     definePackedEntry(*llvmModule, prepareInterface, prepare->symbol);
     code.prepare = std::move(prepare);
   }
-  // Only the entry points and the import table are visible: everything
-  // else is internal, so LLVM may inline, specialize and drop it.
+  // Only the entry points, the import table and the loop table are
+  // visible: everything else is internal, so LLVM may inline, specialize and
+  // drop it.
   for (llvm::Function &fn : *llvmModule)
     if (!fn.isDeclaration() && fn.getName() != code.symbol &&
         (!code.prepare || fn.getName() != code.prepare->symbol))
       fn.setLinkage(llvm::GlobalValue::InternalLinkage);
   for (llvm::GlobalVariable &global : llvmModule->globals())
     if (!global.isDeclaration() && !global.getName().starts_with("llvm.") &&
-        !global.getName().starts_with(rt::kCPUImportPrefix))
+        !global.getName().starts_with(rt::kCPUImportPrefix) &&
+        global.getName() != rt::kCPULoopTable)
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (llvm::Error err =
           optimizeModule(llvmModule.get(), options.optLevel, tm.get()))

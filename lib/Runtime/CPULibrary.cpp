@@ -282,24 +282,70 @@ CPULibrary::withPrepared(const std::vector<Tensor> &arguments) {
   return all;
 }
 
+template <typename Call> auto CPULibrary::profiled(Call call) {
+  if (!profiling || profilingPaused)
+    return call();
+  std::vector<LoopEvent> trace;
+  setLoopTrace(&trace);
+  auto start = std::chrono::steady_clock::now();
+  auto result = call();
+  auto end = std::chrono::steady_clock::now();
+  setLoopTrace(nullptr);
+  auto micros = [](auto from, auto to) {
+    return std::chrono::duration<double, std::micro>(to - from).count();
+  };
+  std::vector<StepTime> run;
+  auto last = start;
+  for (const LoopEvent &event : trace) {
+    run.push_back({"serial code", micros(last, event.start)});
+    std::string name = "loop";
+    for (const auto &[body, loopName] : loopNames)
+      if (body == event.body)
+        name = loopName;
+    run.push_back({name, micros(event.start, event.end)});
+    last = event.end;
+  }
+  run.push_back({"serial code", micros(last, end)});
+  std::lock_guard<std::mutex> lock(profileMutex);
+  steps = std::move(run);
+  return result;
+}
+
 Result<std::vector<Tensor>>
 CPULibrary::run(const std::vector<Tensor> &arguments) {
   if (!prepareFn)
-    return fn.run(arguments);
+    return profiled([&] { return fn.run(arguments); });
   auto all = withPrepared(arguments);
   if (!all.isOk())
     return all.status();
-  return fn.run(all.value());
+  return profiled([&] { return fn.run(all.value()); });
 }
 
 Status CPULibrary::runInto(const std::vector<Tensor> &arguments,
                            std::vector<Tensor> &outputs) {
   if (!prepareFn)
-    return fn.runInto(arguments, outputs);
+    return profiled([&] { return fn.runInto(arguments, outputs); });
   auto all = withPrepared(arguments);
   if (!all.isOk())
     return all.status();
-  return fn.runInto(all.value(), outputs);
+  return profiled([&] { return fn.runInto(all.value(), outputs); });
+}
+
+void CPULibrary::enableProfiling() {
+  profiling = true;
+  loopNames.clear();
+  struct Entry {
+    FxParallelBody body;
+    const char *name;
+  };
+  if (auto *table = static_cast<const Entry *>(dlsym(handle, kCPULoopTable)))
+    for (const Entry *entry = table; entry->body; ++entry)
+      loopNames.emplace_back(entry->body, entry->name ? entry->name : "loop");
+}
+
+std::vector<StepTime> CPULibrary::lastProfile() const {
+  std::lock_guard<std::mutex> lock(profileMutex);
+  return steps;
 }
 
 void CPULibrary::invalidatePrepared() {

@@ -350,6 +350,16 @@ Executor Model::executor() {
                              std::vector<Tensor> &out) {
     return state->runAllInto(in, out);
   };
+  if (!state->context && state->profiling) {
+    executor.profiledOn = "CPU";
+    executor.lastProfile = [state]() -> Result<std::vector<StepTime>> {
+      return state->variants[state->last.load()].cpu->lastProfile();
+    };
+    executor.pauseProfiling = [state](bool paused) {
+      for (Impl::Variant &variant : state->variants)
+        variant.cpu->setProfilingPaused(paused);
+    };
+  }
   if (state->context) {
     executor.validationErrors = [state] {
       return state->context->validationErrors();
@@ -380,13 +390,12 @@ Executor Model::executor() {
 }
 
 Status Model::enableProfiling() {
-  if (!impl->context)
-    return Status::error("--profile needs the vulkan target (GPU "
-                         "timestamps); this model runs on the " +
-                         targetName);
-  for (Impl::Variant &variant : impl->variants)
-    if (Status s = variant.vulkan->enableProfiling(); !s.isOk())
+  for (Impl::Variant &variant : impl->variants) {
+    if (variant.cpu)
+      variant.cpu->enableProfiling();
+    else if (Status s = variant.vulkan->enableProfiling(); !s.isOk())
       return s;
+  }
   impl->profiling = true;
   return Status::ok();
 }

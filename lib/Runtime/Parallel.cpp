@@ -193,6 +193,9 @@ Pool &pool() {
 /// Set while this thread runs a loop body: nested loops then run serially.
 thread_local bool insideParallelLoop = false;
 
+/// Where this thread's outermost loops are recorded (profiling), or null.
+thread_local std::vector<fx::rt::LoopEvent> *loopTrace = nullptr;
+
 } // namespace
 
 extern "C" void fxrtParallelFor(int64_t count, FxParallelBody body,
@@ -213,6 +216,9 @@ extern "C" void fxrtParallelFor(int64_t count, FxParallelBody body,
     void *context;
   } wrapped{body, context};
   Guard guard;
+  std::vector<fx::rt::LoopEvent> *trace = loopTrace;
+  auto start = trace ? std::chrono::steady_clock::now()
+                     : std::chrono::steady_clock::time_point();
   pool().run(
       count,
       [](int64_t b, int64_t e, void *ctx) {
@@ -223,7 +229,11 @@ extern "C" void fxrtParallelFor(int64_t count, FxParallelBody body,
         insideParallelLoop = outer;
       },
       &wrapped);
+  if (trace)
+    trace->push_back({body, start, std::chrono::steady_clock::now()});
 }
+
+void fx::rt::setLoopTrace(std::vector<LoopEvent> *trace) { loopTrace = trace; }
 
 int fx::rt::getNumThreads() { return pool().size(); }
 

@@ -324,8 +324,12 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
                  median(callParts[2]), median(callParts[3])));
     if (!gpuTimes.empty()) {
       double middle = median(gpuTimes); // sorts: front and back are min, max
-      out(format("gpu (%u runs): median %.1f us, min %.1f us, max %.1f us\n",
-                 options.bench, middle, gpuTimes.front(), gpuTimes.back()));
+      std::string on = executor.profiledOn;
+      std::transform(on.begin(), on.end(), on.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      out(format("%s (%u runs): median %.1f us, min %.1f us, max %.1f us\n",
+                 on.c_str(), options.bench, middle, gpuTimes.front(),
+                 gpuTimes.back()));
     }
     if (!transfers[0].empty() &&
         (median(transfers[0]) > 0 || median(transfers[1]) > 0))
@@ -337,7 +341,7 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
     auto profiled = executor.lastProfile();
     if (!profiled.isOk())
       return profiled.status();
-    std::vector<vk::StepTime> steps = profiled.take();
+    std::vector<StepTime> steps = profiled.take();
     // After timed runs, each step's median over them.
     if (!stepTimes.empty() && stepTimes.size() == steps.size())
       for (size_t j = 0; j < stepTimes.size(); ++j) {
@@ -346,12 +350,13 @@ Result<bool> fx::rt::runAndReport(const Executor &executor,
         steps[j].microseconds = t[t.size() / 2];
       }
     double total = 0;
-    for (const vk::StepTime &step : steps)
+    for (const StepTime &step : steps)
       total += step.microseconds;
-    out(format("profile: %zu steps, %.1f us on the GPU%s\n", steps.size(),
-               total, stepTimes.empty() ? "" : " (medians of the timed runs)"));
+    out(format("profile: %zu steps, %.1f us on the %s%s\n", steps.size(), total,
+               executor.profiledOn.c_str(),
+               stepTimes.empty() ? "" : " (medians of the timed runs)"));
     for (size_t i = 0; i < steps.size(); ++i) {
-      const vk::StepTime &step = steps[i];
+      const StepTime &step = steps[i];
       out(format("  %4zu %10.1f us  %5.1f%%  ", i, step.microseconds,
                  total > 0 ? 100 * step.microseconds / total : 0.0) +
           step.name + "\n");

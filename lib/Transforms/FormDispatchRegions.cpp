@@ -845,6 +845,14 @@ struct RegionFormer : fx::DispatchRegionOptions {
       members.insert(member.first);
     SmallVector<int64_t> inner = tileSizes(region);
     auto root = cast<TilingInterface>(region.root.getOperation());
+    // The region's loop is located at all its ops, the contraction or
+    // convolution first: a profile names the loop by that op.
+    SmallVector<Location> locs;
+    if (region.heavy)
+      locs.push_back(region.heavy->getLoc());
+    for (auto &member : region.members)
+      locs.push_back(member.first->getLoc());
+    Location regionLoc = FusedLoc::get(&getContext(), locs);
 
     // Level 1: chunks of one tiled dimension per thread.
     int64_t numThreads = fx::resolveThreadCount(threads);
@@ -906,8 +914,10 @@ struct RegionFormer : fx::DispatchRegionOptions {
       return failure();
     if (!loopRoot && !result->loops.empty())
       loopRoot = result->loops.front().getOperation();
-    if (loopRoot)
+    if (loopRoot) {
       loopRoot->setAttr(kDispatchAttr, rewriter.getI64IntegerAttr(id));
+      loopRoot->setLoc(regionLoc);
+    }
     return success();
   }
 

@@ -72,10 +72,12 @@ static cl::opt<std::string> saveArtifact(
     cl::value_desc("file.fxa"), cl::cat(category));
 static cl::opt<bool>
     profile("profile",
-            cl::desc("Vulkan: time every dispatch and copy of one run with "
-                     "GPU timestamps and print the table; with --bench, the "
-                     "wall times come from runs without timestamps and the "
-                     "GPU times from N more runs with them"),
+            cl::desc("Time every step of one run and print the table: "
+                     "Vulkan, each dispatch and copy by GPU timestamps; CPU, "
+                     "each parallel loop (named by its op and source line) "
+                     "and the serial code between loops. With --bench, the "
+                     "wall times come from runs without timing and the step "
+                     "times are medians of N more runs with it"),
             cl::init(false), cl::cat(category));
 static cl::opt<std::string>
     weights("weights",
@@ -140,7 +142,8 @@ int main(int argc, char **argv) {
       "device and run it\n\n"
       "  fx-run model.mlir --weights model.safetensors --input x.npy \\\n"
       "         --output y.npy --expect ref.npy --bench 20\n"
-      "  fx-run model.mlir --target vulkan --profile\n"
+      "  fx-run model.mlir --profile                 (CPU: time per loop)\n"
+      "  fx-run model.mlir --target vulkan --profile (GPU: time per dispatch)\n"
       "  fx-run --artifact model.fxa --weights model.safetensors\n"
       "  fx-run --list-devices\n\n"
       "Arguments tagged {fx.param = \"name\"} are bound from --weights by "
@@ -192,8 +195,6 @@ int main(int argc, char **argv) {
   if (inputFile.empty())
     return fail("no input file (usage: fx-run [options] <file.mlir>, or "
                 "fx-run --artifact <model.fxa>)");
-  if (profile && target != "vulkan")
-    return fail("--profile needs --target=vulkan");
 
   fx::CompilerOptions options;
   if (rt::Status s = fx::applyCompilerFlags(options); !s.isOk())

@@ -66,10 +66,12 @@ Options (give values as `--flag VALUE` or `--flag=VALUE`):
   --bench N              Time N runs after 3 warm-up runs; print median, min
                          and max, and the load time (Vulkan: also where a
                          run's time went on the host)
-  --profile              Vulkan: time every dispatch and copy of one run with GPU
-                         timestamps and print the table; with --bench, the wall
-                         times come from runs without timestamps and the GPU
-                         times from N more runs with them
+  --profile              Time every step of one run and print the table: Vulkan,
+                         each dispatch and copy by GPU timestamps; CPU, each
+                         parallel loop (by its op and source line) and the
+                         serial code between loops. With --bench, the wall
+                         times come from runs without timing and the step
+                         times are medians of N more runs with it
   --print                Print a summary (dtype, shape, sum) of each output
   --device N             Vulkan device index from --list-devices (default:
                          FX_VULKAN_DEVICE, else the first discrete GPU,

@@ -22,6 +22,7 @@
 #define FX_RUNTIME_CPULIBRARY_H
 
 #include "fx/Runtime/CPUFunction.h"
+#include "fx/Runtime/Profile.h"
 #include "fx/Runtime/Status.h"
 
 #include <cstdint>
@@ -38,6 +39,11 @@ namespace fx::rt {
 constexpr const char *kCPUImportPrefix = "__fxrt_import_";
 /// The packed entry point of function `name` is `fxrt_entry_<name>`.
 constexpr const char *kCPUEntryPrefix = "fxrt_entry_";
+/// The table of the code's parallel loops, for profiles: an array of
+/// {FxParallelBody body, const char *name} ended by {null, null}, where the
+/// name is "op (file:line)" of the loop's source. Code without parallel
+/// loops has none.
+constexpr const char *kCPULoopTable = "fxrt_loops";
 
 /// Computations on the parameters alone that the compiler moved out of an
 /// entry point (fx-hoist-parameter-computations): a function of some of
@@ -142,6 +148,14 @@ public:
   /// (after a parameter's contents changed in place).
   void invalidatePrepared();
 
+  /// Later runs (unless paused) time each parallel loop of the entry and
+  /// the serial code before and after it; lastProfile() lists the steps of
+  /// the last such run in order, loops named by the code's loop table
+  /// (kCPULoopTable). Preparing parameters is not part of a step.
+  void enableProfiling();
+  void setProfilingPaused(bool paused) { profilingPaused = paused; }
+  std::vector<StepTime> lastProfile() const;
+
 private:
   CPULibrary(void *handle, int fd, CPUFunction fn,
              std::optional<CPUFunction> prepareFn,
@@ -152,6 +166,8 @@ private:
   /// `arguments` and the prepared parameters for them (with prepareFn).
   Result<std::vector<Tensor>>
   withPrepared(const std::vector<Tensor> &arguments);
+  /// Runs `call` (one run of the entry), recording its steps if profiling.
+  template <typename Call> auto profiled(Call call);
   void *handle;
   /// The memfd the code was loaded from, open as long as the library is
   /// loaded: dlopen finds an already loaded library by its path, so
@@ -165,6 +181,11 @@ private:
   std::mutex prepareMutex;
   std::vector<const void *> preparedFrom;
   std::vector<Tensor> prepared;
+  /// Profiling state: the loops' names by body, the last run's steps.
+  bool profiling = false, profilingPaused = false;
+  std::vector<std::pair<FxParallelBody, std::string>> loopNames;
+  mutable std::mutex profileMutex;
+  std::vector<StepTime> steps;
 };
 
 } // namespace fx::rt

@@ -94,8 +94,9 @@ public:
   Status runInto(const std::vector<Tensor> &inputs,
                  std::vector<Tensor> &outputs);
 
-  /// Vulkan only: time every step of later runs; executor() then reports
-  /// them.
+  /// Time every step of later runs (Vulkan: each dispatch and copy, by GPU
+  /// timestamps; CPU: each parallel loop and the serial code between);
+  /// executor() then reports them.
   Status enableProfiling();
   /// How the command-line runners drive the model: with every argument,
   /// parameters included, in argument order.

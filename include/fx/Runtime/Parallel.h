@@ -10,13 +10,14 @@
 #ifndef FX_RUNTIME_PARALLEL_H
 #define FX_RUNTIME_PARALLEL_H
 
+#include "fx/Runtime/Profile.h"
+
 #include <cstdint>
 
 extern "C" {
 
-/// The body of a parallel loop: runs iterations [begin, end) with the
-/// captured values in `context`.
-typedef void (*FxParallelBody)(int64_t begin, int64_t end, void *context);
+// FxParallelBody (Profile.h): the body of a parallel loop, which runs
+// iterations [begin, end) with the captured values in `context`.
 
 /// Runs `body` over [0, count) split into one contiguous chunk per worker,
 /// the calling thread taking part, and returns when all chunks are done.

@@ -82,8 +82,10 @@ struct Executor {
   /// Runs on `inputs` into existing `outputs`.
   std::function<Status(const std::vector<Tensor> &, std::vector<Tensor> &)>
       runInto;
-  /// Per-step GPU times of the last run; null unless profiling.
-  std::function<Result<std::vector<vk::StepTime>>()> lastProfile;
+  /// Per-step times of the last run; null unless profiling.
+  std::function<Result<std::vector<StepTime>>()> lastProfile;
+  /// Where the profiled steps run: "GPU" (Vulkan) or "CPU".
+  std::string profiledOn = "GPU";
   /// Pauses or resumes profiling (runs without timestamps); null unless
   /// profiling.
   std::function<void(bool)> pauseProfiling;

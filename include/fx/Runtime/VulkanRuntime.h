@@ -14,6 +14,7 @@
 #ifndef FX_RUNTIME_VULKANRUNTIME_H
 #define FX_RUNTIME_VULKANRUNTIME_H
 
+#include "fx/Runtime/Profile.h"
 #include "fx/Runtime/Status.h"
 #include "fx/Runtime/Tensor.h"
 #include "fx/Runtime/VulkanDevice.h"
@@ -64,11 +65,7 @@ private:
 };
 
 /// GPU time of one step of the last profiled run.
-struct StepTime {
-  /// The kernel's name, or "copy".
-  std::string name;
-  double microseconds = 0;
-};
+using StepTime = fx::rt::StepTime;
 
 /// A Program loaded onto a device: pipelines built, constants uploaded,
 /// buffers allocated, and the whole graph recorded into one command buffer

@@ -14,6 +14,8 @@
 
 #include "ForallNames.h"
 
+#include "fx/Runtime/CPULibrary.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -31,8 +33,65 @@ using mlir::fx::kTrampolinePrefix;
 
 namespace {
 
+/// "op (file:line)" of the loop at `loc`: the first op name and the
+/// user's source line the importer put there (either may be missing), with
+/// the number of other ops a fused loop computes ("op +2 fused (...)").
+std::string describeLoop(Location loc) {
+  llvm::SetVector<StringRef> names;
+  std::string place;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner))
+      names.insert(named.getName().getValue());
+    if (auto file = dyn_cast<FileLineColLoc>(inner); file && place.empty())
+      place =
+          (file.getFilename().getValue() + ":" + Twine(file.getLine())).str();
+    return WalkResult::advance();
+  });
+  std::string text = names.empty() ? "loop" : names.front().str();
+  if (names.size() > 1)
+    text += " +" + std::to_string(names.size() - 1) + " fused";
+  return place.empty() ? text : text + " (" + place + ")";
+}
+
+/// Defines rt::kCPULoopTable: {trampoline, name} for each of `loops`, then
+/// {null, null}.
+void defineLoopTable(ModuleOp module,
+                     ArrayRef<std::pair<LLVM::LLVMFuncOp, std::string>> loops) {
+  MLIRContext *ctx = module.getContext();
+  Location loc = module.getLoc();
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto entryType = LLVM::LLVMStructType::getLiteral(ctx, {ptr, ptr});
+  auto tableType = LLVM::LLVMArrayType::get(entryType, loops.size() + 1);
+  SmallVector<LLVM::GlobalOp> names;
+  for (auto [i, loop] : llvm::enumerate(loops)) {
+    std::string text = loop.second + '\0';
+    names.push_back(LLVM::GlobalOp::create(
+        mb, loc, LLVM::LLVMArrayType::get(mb.getI8Type(), text.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal,
+        "__fx_loop_name_" + std::to_string(i), mb.getStringAttr(text)));
+  }
+  auto table = LLVM::GlobalOp::create(mb, loc, tableType, /*isConstant=*/true,
+                                      LLVM::Linkage::External,
+                                      ::fx::rt::kCPULoopTable, Attribute());
+  Block *init = mb.createBlock(&table.getInitializerRegion());
+  OpBuilder ib = OpBuilder::atBlockEnd(init);
+  Value value = LLVM::ZeroOp::create(ib, loc, tableType);
+  for (auto [i, loop] : llvm::enumerate(loops)) {
+    LLVM::LLVMFuncOp trampoline = loop.first;
+    int64_t index = static_cast<int64_t>(i);
+    Value fn = LLVM::AddressOfOp::create(ib, loc, ptr, trampoline.getName());
+    Value name = LLVM::AddressOfOp::create(ib, loc, names[i]);
+    value = LLVM::InsertValueOp::create(ib, loc, value, fn,
+                                        ArrayRef<int64_t>{index, 0});
+    value = LLVM::InsertValueOp::create(ib, loc, value, name,
+                                        ArrayRef<int64_t>{index, 1});
+  }
+  LLVM::ReturnOp::create(ib, loc, value);
+}
+
 struct ForallToRuntimePass
-    : public fx::impl::FXForallToRuntimeBase<ForallToRuntimePass> {
+    : public mlir::fx::impl::FXForallToRuntimeBase<ForallToRuntimePass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -54,6 +113,7 @@ struct ForallToRuntimePass
           mb, module.getLoc(), "fxrtParallelFor",
           LLVM::LLVMFunctionType::get(voidType, {i64, ptr, ptr}));
 
+    SmallVector<std::pair<LLVM::LLVMFuncOp, std::string>> loops;
     for (LLVM::CallOp call : calls) {
       StringRef id = call.getCallee()->drop_front(kDispatchPrefix.size());
       auto body =
@@ -74,6 +134,7 @@ struct ForallToRuntimePass
           mb, loc, (kTrampolinePrefix + id).str(),
           LLVM::LLVMFunctionType::get(voidType, {i64, i64, ptr}));
       trampoline.setLinkage(LLVM::Linkage::Internal);
+      loops.emplace_back(trampoline, describeLoop(loc));
       Block *entry = trampoline.addEntryBlock(mb);
       OpBuilder tb = OpBuilder::atBlockEnd(entry);
       SmallVector<Value> bodyArgs = {entry->getArgument(0),
@@ -108,6 +169,7 @@ struct ForallToRuntimePass
          llvm::make_early_inc_range(module.getOps<LLVM::LLVMFuncOp>()))
       if (fn.getName().starts_with(kDispatchPrefix) && fn.isExternal())
         fn.erase();
+    defineLoopTable(module, loops);
   }
 };
 

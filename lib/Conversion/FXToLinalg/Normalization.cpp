@@ -19,6 +19,14 @@ using namespace mlir::fx::tolinalg;
 
 namespace {
 
+/// Inference batch norm as PyTorch's CPU kernel computes it: a scale and a
+/// shift per channel, scale = weight / sqrt(var + eps) and shift = bias -
+/// mean * scale, then y = x * scale + shift per element. The per-channel
+/// generics read parameters only: on the CPU they run once per binding of
+/// the weights (fx-hoist-parameter-computations), and the per-element work
+/// fused into a convolution's epilogue is one multiply-add instead of a
+/// subtraction, a square root and three more operations. (Vulkan fuses them
+/// back into their consumer: recompute-costly-broadcasts.)
 struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -32,37 +40,54 @@ struct BatchNormPattern : OpConversionPattern<BatchNormOp> {
     MLIRContext *ctx = rewriter.getContext();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     AffineMap channel = AffineMap::get(rank, 0, getAffineDimExpr(1, ctx));
-    SmallVector<Value> inputs = {adaptor.getInput(), adaptor.getRunningMean(),
-                                 adaptor.getRunningVar()};
-    SmallVector<AffineMap> maps = {identity, channel, channel};
-    bool hasWeight = static_cast<bool>(adaptor.getWeight());
-    bool hasBias = static_cast<bool>(adaptor.getBias());
-    if (hasWeight) {
-      inputs.push_back(adaptor.getWeight());
-      maps.push_back(channel);
-    }
-    if (hasBias) {
-      inputs.push_back(adaptor.getBias());
-      maps.push_back(channel);
-    }
+    AffineMap same = AffineMap::getMultiDimIdentityMap(1, ctx);
+    Value mean = adaptor.getRunningMean();
+    auto channelType = RankedTensorType::get(
+        cast<RankedTensorType>(mean.getType()).getShape(), t);
+    SmallVector<OpFoldResult> channels = getSizes(rewriter, loc, mean);
+    auto scalar = [&](OpBuilder &b, Location l, Value v) {
+      return convertScalar(b, l, v, t);
+    };
+
+    // scale = weight * rsqrt(var + eps)
+    SmallVector<Value> scaleInputs = {adaptor.getRunningVar()};
+    if (adaptor.getWeight())
+      scaleInputs.push_back(adaptor.getWeight());
     double eps = op.getEps().convertToDouble();
+    Value scale = createGeneric(
+        rewriter, loc, scaleInputs,
+        SmallVector<AffineMap>(scaleInputs.size(), same), channelType, channels,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value var = arith::AddFOp::create(b, l, scalar(b, l, args[0]),
+                                            createScalarConstant(b, l, t, eps));
+          Value y = math::RsqrtOp::create(b, l, var);
+          if (args.size() > 1)
+            y = arith::MulFOp::create(b, l, y, scalar(b, l, args[1]));
+          return y;
+        });
+    // shift = bias - mean * scale
+    SmallVector<Value> shiftInputs = {mean, scale};
+    if (adaptor.getBias())
+      shiftInputs.push_back(adaptor.getBias());
+    Value shift = createGeneric(
+        rewriter, loc, shiftInputs,
+        SmallVector<AffineMap>(shiftInputs.size(), same), channelType, channels,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value product =
+              arith::MulFOp::create(b, l, scalar(b, l, args[0]), args[1]);
+          if (args.size() > 2)
+            return arith::SubFOp::create(b, l, scalar(b, l, args[2]), product)
+                .getResult();
+          return arith::NegFOp::create(b, l, product).getResult();
+        });
+    // y = x * scale + shift
     Value result = createGeneric(
-        rewriter, loc, inputs, maps, resultType,
+        rewriter, loc, {adaptor.getInput(), scale, shift},
+        {identity, channel, channel}, resultType,
         getSizes(rewriter, loc, adaptor.getInput()),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto arg = [&](unsigned i) {
-            return convertScalar(b, l, args[i], t);
-          };
-          Value centered = arith::SubFOp::create(b, l, arg(0), arg(1));
-          Value var = arith::AddFOp::create(b, l, arg(2),
-                                            createScalarConstant(b, l, t, eps));
-          Value y = arith::MulFOp::create(b, l, centered,
-                                          math::RsqrtOp::create(b, l, var));
-          unsigned next = 3;
-          if (hasWeight)
-            y = arith::MulFOp::create(b, l, y, arg(next++));
-          if (hasBias)
-            y = arith::AddFOp::create(b, l, y, arg(next++));
+          Value y = arith::MulFOp::create(b, l, scalar(b, l, args[0]), args[1]);
+          y = arith::AddFOp::create(b, l, y, args[2]);
           return convertScalar(b, l, y, element);
         });
     rewriter.replaceOp(op, result);

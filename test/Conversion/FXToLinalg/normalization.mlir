@@ -1,13 +1,47 @@
 // RUN: fx-opt %s --convert-fx-to-linalg --split-input-file | FileCheck %s
 
-// batch_norm: one elementwise generic reading the statistics per channel.
+// batch_norm: a scale and a shift per channel (weight * rsqrt(var + eps),
+// bias - mean * scale), then one multiply-add per element reading them
+// per channel.
 // CHECK-DAG: #[[$CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batch_norm(
-// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #{{.*}}]
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x4x3x3xf32>, %[[MEAN:[a-z0-9]+]]: tensor<4xf32>, %[[VAR:[a-z0-9]+]]: tensor<4xf32>, %[[W:[a-z0-9]+]]: tensor<4xf32>, %[[B:[a-z0-9]+]]: tensor<4xf32>
+// CHECK: %[[SCALE:.*]] = linalg.generic {{.*}} ins(%[[VAR]], %[[W]] : tensor<4xf32>, tensor<4xf32>)
+// CHECK: arith.constant 9.99999974E-6 : f32
+// CHECK: arith.addf
 // CHECK: math.rsqrt
-func.func @batch_norm(%x: tensor<2x4x3x3xf32>, %c: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
-  %0 = fx.batch_norm %x, %c, %c weight(%c) bias(%c) : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
+// CHECK: arith.mulf
+// CHECK: %[[SHIFT:.*]] = linalg.generic {{.*}} ins(%[[MEAN]], %[[SCALE]], %[[B]] : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.subf
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[$CH]], #[[$CH]], #{{.*}}], {{.*}} ins(%[[X]], %[[SCALE]], %[[SHIFT]] :
+// CHECK-NEXT: ^bb0(%[[XE:.*]]: f32, %[[S:.*]]: f32, %[[T:.*]]: f32,
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XE]], %[[S]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[P]], %[[T]] : f32
+// CHECK-NEXT: linalg.yield %[[Y]]
+func.func @batch_norm(%x: tensor<2x4x3x3xf32>, %mean: tensor<4xf32>, %var: tensor<4xf32>, %w: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4x3x3xf32> {
+  %0 = fx.batch_norm %x, %mean, %var weight(%w) bias(%b) : (tensor<2x4x3x3xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4x3x3xf32>
   return %0 : tensor<2x4x3x3xf32>
+}
+
+// -----
+
+// batch_norm without weight and bias: scale = rsqrt(var + eps), shift =
+// -(mean * scale); f16 in, statistics in f32, f16 out.
+// CHECK-LABEL: func.func @batch_norm_plain_f16(
+// CHECK: math.rsqrt
+// CHECK-NOT: arith.mulf
+// CHECK: linalg.yield
+// CHECK: arith.mulf
+// CHECK: arith.negf
+// CHECK: linalg.generic
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.truncf {{.*}} : f32 to f16
+func.func @batch_norm_plain_f16(%x: tensor<2x4x3x3xf16>, %mean: tensor<4xf16>, %var: tensor<4xf16>) -> tensor<2x4x3x3xf16> {
+  %0 = fx.batch_norm %x, %mean, %var : (tensor<2x4x3x3xf16>, tensor<4xf16>, tensor<4xf16>) -> tensor<2x4x3x3xf16>
+  return %0 : tensor<2x4x3x3xf16>
 }
 
 // -----
