@@ -182,6 +182,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   buildBufferizationStages(pm);
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Pad columns are filled by the tiles that write their rows.
+  pm.addNestedPass<func::FuncOp>(createFXCPUFillBordersInTiles());
   // Parallel chunks (scf.forall) become outlined bodies ...
   pm.addPass(createFXOutlineForall());
   // Tile temporaries: one stack slot per function, not a heap buffer per

@@ -159,6 +159,33 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Fill a padded buffer's pad columns in its producer's tiles";
+  let description = [{
+    On buffers, after bufferization (and before `fx-outline-forall`): where
+    `fx-pad-in-place` left a padded buffer whose border strips are filled
+    before the `scf.forall` that writes its interior, each fill of a strip
+    of the innermost dimension (pad columns: all other dimensions whole) moves
+    into that loop. Every tile of the loop that writes whole rows of the
+    interior fills the pad columns of its rows after its writes, while those
+    cache lines are hot, on the thread that owns the tile; the strip's rows
+    outside the interior (those of the outer pads) are filled where the
+    strip was. A column strip touches one cache line per row: filled apart,
+    it cost mobilenet_v2 1.5 of 10.7 ms on two threads.
+
+    Applies when the buffer's uses before the loop are the strip fills and
+    views, the interior view is used only in the loop, the loop's writes
+    into the interior (known through the memory-effect interface) each go
+    through a view of whole rows inside the loop, and every view between a
+    tile and the interior has unit strides and no rank reduction; otherwise
+    the fills stay.
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FXOutlineForall : Pass<"fx-outline-forall", "ModuleOp"> {
   let summary = "Outline the bodies of scf.forall loops on buffers";
   let description = [{

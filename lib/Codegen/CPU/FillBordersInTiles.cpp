@@ -1,0 +1,279 @@
+//===- FillBordersInTiles.cpp - pad columns written by the producer's tiles
+//===//
+//
+// fx-pad-in-place has a padded tensor's producer write the interior of the
+// padded buffer and fills the border strips once, before the producer. A
+// strip along the innermost dimension (the left and right pad columns of an
+// NCHW image) holds one element per row: filling it touches a cache line per
+// row of a buffer that is mostly not in cache, and the producer touches the
+// same lines again. mobilenet_v2 spent 1.5 of 10.7 ms (serial code between
+// its parallel loops) filling such columns. This pass moves each such fill
+// into the producer's parallel loop: every output tile of whole rows fills
+// the pad columns of its rows right after writing them, while the lines are
+// in cache, and the threads share the work. The parts of the strip no tile
+// reaches (rows of the outer pads) are still filled before the loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fx/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::fx {
+#define GEN_PASS_DEF_FXCPUFILLBORDERSINTILES
+#include "fx/Codegen/CPU/Passes.h.inc"
+} // namespace mlir::fx
+
+using namespace mlir;
+
+namespace {
+
+/// A view of `alloc` with unit strides and static offsets and sizes, no rank
+/// reduction: its offsets and sizes; nothing otherwise.
+struct Box {
+  SmallVector<int64_t> offsets, sizes;
+};
+std::optional<Box> staticBox(memref::SubViewOp view) {
+  if (view.getSourceType().getRank() != view.getType().getRank() ||
+      !llvm::all_of(view.getStaticStrides(),
+                    [](int64_t s) { return s == 1; }) ||
+      llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
+      llvm::any_of(view.getStaticSizes(), ShapedType::isDynamic))
+    return std::nullopt;
+  return Box{llvm::to_vector(view.getStaticOffsets()),
+             llvm::to_vector(view.getStaticSizes())};
+}
+
+/// The memref `value` views, through subviews and reshapes, and the
+/// subviews on the way (innermost first).
+Value viewedRoot(Value value, SmallVectorImpl<memref::SubViewOp> *chain) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto view = dyn_cast<memref::SubViewOp>(def)) {
+      if (chain)
+        chain->push_back(view);
+      value = view.getSource();
+    } else if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp,
+                   memref::CastOp>(def)) {
+      value = def->getOperand(0);
+    } else {
+      break;
+    }
+  }
+  return value;
+}
+
+struct FillBordersInTilesPass
+    : public mlir::fx::impl::FXCPUFillBordersInTilesBase<
+          FillBordersInTilesPass> {
+  void runOnOperation() override {
+    SmallVector<memref::AllocOp> allocs;
+    getOperation().walk([&](memref::AllocOp alloc) {
+      if (alloc.getType().hasStaticShape() && alloc.getType().getRank() >= 2)
+        allocs.push_back(alloc);
+    });
+    for (memref::AllocOp alloc : allocs)
+      rewrite(alloc);
+  }
+
+  /// A fill of a strip of whole pad columns: the innermost dimension's
+  /// `offset` for `width` elements, every other dimension whole.
+  struct Strip {
+    linalg::FillOp fill;
+    int64_t offset, width;
+  };
+
+  void rewrite(memref::AllocOp alloc) {
+    ArrayRef<int64_t> shape = alloc.getType().getShape();
+    int64_t rank = shape.size(), last = rank - 1;
+    Block *block = alloc->getBlock();
+    // The alloc's views: strips filled once, and one interior that a
+    // parallel loop of the same block writes.
+    SmallVector<Strip> strips;
+    memref::SubViewOp interior;
+    scf::ForallOp producer;
+    // Users that must come after the producer (its consumers, the
+    // deallocation), by their ancestor in the block.
+    SmallVector<Operation *> later;
+    for (Operation *user : alloc->getUsers()) {
+      auto view = dyn_cast<memref::SubViewOp>(user);
+      std::optional<Box> box;
+      if (view && view->getBlock() == block)
+        box = staticBox(view);
+      if (!box) {
+        Operation *ancestor = block->findAncestorOpInBlock(*user);
+        if (!ancestor)
+          return;
+        later.push_back(ancestor);
+        continue;
+      }
+      auto fill = view->hasOneUse()
+                      ? dyn_cast<linalg::FillOp>(*view->getUsers().begin())
+                      : linalg::FillOp();
+      if (fill && fill->getBlock() == block) {
+        bool columns = box->sizes[last] < shape[last];
+        for (int64_t d = 0; d < last; ++d)
+          columns &= box->offsets[d] == 0 && box->sizes[d] == shape[d];
+        // Other strips (whole rows) stay as they are.
+        if (columns)
+          strips.push_back({fill, box->offsets[last], box->sizes[last]});
+        continue;
+      }
+      // The interior: used only inside one scf.forall of this block.
+      if (interior || view.use_empty())
+        return;
+      for (Operation *reader : view->getUsers()) {
+        Operation *ancestor = block->findAncestorOpInBlock(*reader);
+        auto loop = dyn_cast_or_null<scf::ForallOp>(ancestor);
+        if (!loop || loop == reader || (producer && loop != producer))
+          return;
+        producer = loop;
+      }
+      interior = view;
+    }
+    if (strips.empty() || !producer)
+      return;
+    llvm::sort(strips, [](const Strip &a, const Strip &b) {
+      return a.offset < b.offset;
+    });
+    Box inside = *staticBox(interior);
+    int64_t columnsFrom = inside.offsets[last];
+    int64_t columnsTo = columnsFrom + inside.sizes[last];
+    for (const Strip &strip : strips)
+      if ((strip.offset < columnsFrom &&
+           strip.offset + strip.width > columnsFrom) ||
+          (strip.offset < columnsTo && strip.offset + strip.width > columnsTo))
+        return; // a strip overlapping the interior's columns
+    // The fills come before the loop, every other use after it.
+    for (const Strip &strip : strips)
+      if (!strip.fill->isBeforeInBlock(producer))
+        return;
+    for (Operation *op : later)
+      if (!producer->isBeforeInBlock(op))
+        return;
+
+    // The loop's output tiles of whole rows: for every write into the
+    // interior, the innermost view on its way with all the interior's
+    // columns.
+    llvm::SetVector<memref::SubViewOp> tiles;
+    WalkResult walked = producer.getBody()->walk([&](Operation *op) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects) {
+        bool known = op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+                     op->hasTrait<OpTrait::IsTerminator>() ||
+                     (op->getNumRegions() == 0 && isMemoryEffectFree(op));
+        return known ? WalkResult::advance() : WalkResult::interrupt();
+      }
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances) {
+        if (!isa<MemoryEffects::Write>(effect.getEffect()))
+          continue;
+        Value written = effect.getValue();
+        if (!written)
+          return WalkResult::interrupt();
+        SmallVector<memref::SubViewOp> chain;
+        if (viewedRoot(written, &chain) != alloc.getResult())
+          continue;
+        memref::SubViewOp tile;
+        for (memref::SubViewOp view : chain) {
+          if (view == interior)
+            break;
+          if (view.getType().getRank() == rank &&
+              view.getStaticSizes()[last] == inside.sizes[last] &&
+              producer->isProperAncestor(view)) {
+            tile = view;
+            break;
+          }
+        }
+        if (!tile)
+          return WalkResult::interrupt();
+        tiles.insert(tile);
+      }
+      return WalkResult::advance();
+    });
+    if (walked.wasInterrupted() || tiles.empty())
+      return;
+    // Each tile's rows in the buffer: the offsets of its views, down to the
+    // interior, plus the interior's.
+    for (memref::SubViewOp tile : tiles) {
+      SmallVector<memref::SubViewOp> chain;
+      viewedRoot(tile.getResult(), &chain);
+      if (llvm::any_of(chain, [&](memref::SubViewOp view) {
+            return view != interior &&
+                   (view.getType().getRank() != rank ||
+                    !llvm::all_of(view.getStaticStrides(),
+                                  [](int64_t s) { return s == 1; }));
+          }))
+        return;
+    }
+
+    IRRewriter rewriter(&getContext());
+    for (memref::SubViewOp tile : tiles) {
+      Block *tileBlock = tile->getBlock();
+      rewriter.setInsertionPoint(tileBlock->getTerminator());
+      Location loc = tile.getLoc();
+      SmallVector<memref::SubViewOp> chain;
+      viewedRoot(tile.getResult(), &chain);
+      SmallVector<OpFoldResult> offsets, sizes = tile.getMixedSizes();
+      for (int64_t d = 0; d < rank; ++d) {
+        AffineExpr sum = rewriter.getAffineConstantExpr(inside.offsets[d]);
+        SmallVector<OpFoldResult> terms;
+        for (memref::SubViewOp view : chain) {
+          if (view == interior)
+            break;
+          sum = sum + rewriter.getAffineSymbolExpr(terms.size());
+          terms.push_back(view.getMixedOffsets()[d]);
+        }
+        offsets.push_back(affine::makeComposedFoldedAffineApply(
+            rewriter, loc, AffineMap::get(0, terms.size(), sum), terms));
+      }
+      SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+      for (Strip strip : strips) {
+        offsets[last] = rewriter.getIndexAttr(strip.offset);
+        sizes[last] = rewriter.getIndexAttr(strip.width);
+        Value columns = memref::SubViewOp::create(rewriter, loc, alloc, offsets,
+                                                  sizes, strides);
+        linalg::FillOp::create(rewriter, loc, strip.fill.getInputs(), columns);
+      }
+    }
+    // What no tile writes: the strip's rows outside the interior's in each
+    // outer dimension (the dimensions before it within the interior).
+    for (Strip strip : strips) {
+      rewriter.setInsertionPoint(strip.fill);
+      Location loc = strip.fill.getLoc();
+      for (int64_t d = 0; d < last; ++d) {
+        int64_t from = inside.offsets[d], to = from + inside.sizes[d];
+        for (auto [begin, end] :
+             {std::pair(int64_t(0), from), std::pair(to, shape[d])}) {
+          if (begin >= end)
+            continue;
+          SmallVector<int64_t> offsets(rank, 0), sizes(shape);
+          for (int64_t e = 0; e < d; ++e) {
+            offsets[e] = inside.offsets[e];
+            sizes[e] = inside.sizes[e];
+          }
+          offsets[d] = begin;
+          sizes[d] = end - begin;
+          offsets[last] = strip.offset;
+          sizes[last] = strip.width;
+          SmallVector<int64_t> strides(rank, 1);
+          Value part = memref::SubViewOp::create(rewriter, loc, alloc, offsets,
+                                                 sizes, strides);
+          linalg::FillOp::create(rewriter, loc, strip.fill.getInputs(), part);
+        }
+      }
+      Operation *view = strip.fill.getOutputs()[0].getDefiningOp();
+      rewriter.eraseOp(strip.fill);
+      if (view->use_empty())
+        rewriter.eraseOp(view);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,112 @@
+// RUN: fx-opt %s --fx-cpu-fill-borders-in-tiles --split-input-file | FileCheck %s
+
+// A padded buffer: its top and bottom rows filled once, its pad columns by
+// each tile of whole rows (two rows of one image) right after the tile's
+// writes, and before the loop only the pad columns of the outer pad rows.
+// CHECK-LABEL: func.func @columns_in_tiles(
+// CHECK: %[[A:.*]] = memref.alloc() : memref<2x10x18xf32>
+// CHECK: %[[TOP:.*]] = memref.subview %[[A]][0, 0, 0] [2, 1, 18]
+// CHECK: linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[TOP]]
+// CHECK: %[[BOTTOM:.*]] = memref.subview %[[A]][0, 9, 0] [2, 1, 18]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[BOTTOM]]
+// CHECK: %[[L0:.*]] = memref.subview %[[A]][0, 0, 0] [2, 1, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[L0]]
+// CHECK: %[[L1:.*]] = memref.subview %[[A]][0, 9, 0] [2, 1, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[L1]]
+// CHECK: %[[R0:.*]] = memref.subview %[[A]][0, 0, 17] [2, 1, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[R0]]
+// CHECK: %[[R1:.*]] = memref.subview %[[A]][0, 9, 17] [2, 1, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[R1]]
+// CHECK-NOT: linalg.fill
+// CHECK: scf.forall (%[[I:.*]]) in (2)
+// CHECK: scf.for %[[R:.*]] =
+// CHECK: memref.copy
+// CHECK: %[[ROW:.*]] = affine.apply #{{.*}}()[%[[R]]]
+// CHECK: %[[LEFT:.*]] = memref.subview %[[A]][%[[I]], %[[ROW]], 0] [1, 2, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[LEFT]]
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[A]][%[[I]], %[[ROW]], 17] [1, 2, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[RIGHT]]
+// CHECK-NEXT: }
+// CHECK: memref.copy %[[A]]
+func.func @columns_in_tiles(%x: memref<2x8x16xf32>, %out: memref<2x10x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %a = memref.alloc() : memref<2x10x18xf32>
+  %top = memref.subview %a[0, 0, 0] [2, 1, 18] [1, 1, 1] : memref<2x10x18xf32> to memref<2x1x18xf32, strided<[180, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%top : memref<2x1x18xf32, strided<[180, 18, 1]>>)
+  %bottom = memref.subview %a[0, 9, 0] [2, 1, 18] [1, 1, 1] : memref<2x10x18xf32> to memref<2x1x18xf32, strided<[180, 18, 1], offset: 162>>
+  linalg.fill ins(%zero : f32) outs(%bottom : memref<2x1x18xf32, strided<[180, 18, 1], offset: 162>>)
+  %left = memref.subview %a[0, 0, 0] [2, 10, 1] [1, 1, 1] : memref<2x10x18xf32> to memref<2x10x1xf32, strided<[180, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<2x10x1xf32, strided<[180, 18, 1]>>)
+  %right = memref.subview %a[0, 0, 17] [2, 10, 1] [1, 1, 1] : memref<2x10x18xf32> to memref<2x10x1xf32, strided<[180, 18, 1], offset: 17>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<2x10x1xf32, strided<[180, 18, 1], offset: 17>>)
+  %in = memref.subview %a[0, 1, 1] [2, 8, 16] [1, 1, 1] : memref<2x10x18xf32> to memref<2x8x16xf32, strided<[180, 18, 1], offset: 19>>
+  scf.forall (%i) in (2) {
+    %chunk = memref.subview %in[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, strided<[180, 18, 1], offset: 19>> to memref<1x8x16xf32, strided<[180, 18, 1], offset: ?>>
+    scf.for %r = %c0 to %c8 step %c2 {
+      %t = memref.subview %chunk[0, %r, 0] [1, 2, 16] [1, 1, 1] : memref<1x8x16xf32, strided<[180, 18, 1], offset: ?>> to memref<1x2x16xf32, strided<[180, 18, 1], offset: ?>>
+      %src = memref.subview %x[%i, %r, 0] [1, 2, 16] [1, 1, 1] : memref<2x8x16xf32> to memref<1x2x16xf32, strided<[128, 16, 1], offset: ?>>
+      memref.copy %src, %t : memref<1x2x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x2x16xf32, strided<[180, 18, 1], offset: ?>>
+    }
+  }
+  memref.copy %a, %out : memref<2x10x18xf32> to memref<2x10x18xf32>
+  memref.dealloc %a : memref<2x10x18xf32>
+  return
+}
+
+// -----
+
+// The loop writes parts of rows straight into its chunk of the interior:
+// no view of whole rows inside the loop, so the fills stay.
+// CHECK-LABEL: func.func @partial_rows(
+// CHECK-COUNT-2: linalg.fill
+// CHECK: scf.forall
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @partial_rows(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<2x8x18xf32>
+  %left = memref.subview %a[0, 0, 0] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<2x8x1xf32, strided<[144, 18, 1]>>)
+  %right = memref.subview %a[0, 0, 17] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>)
+  %in = memref.subview %a[0, 0, 1] [2, 8, 16] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>>
+  scf.forall (%j) in (2) {
+    %j8 = affine.apply affine_map<(d0) -> (d0 * 8)>(%j)
+    %t = memref.subview %in[0, 0, %j8] [2, 8, 8] [1, 1, 1] : memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>> to memref<2x8x8xf32, strided<[144, 18, 1], offset: ?>>
+    %src = memref.subview %x[0, 0, %j8] [2, 8, 8] [1, 1, 1] : memref<2x8x16xf32> to memref<2x8x8xf32, strided<[128, 16, 1], offset: ?>>
+    memref.copy %src, %t : memref<2x8x8xf32, strided<[128, 16, 1], offset: ?>> to memref<2x8x8xf32, strided<[144, 18, 1], offset: ?>>
+  }
+  memref.copy %a, %out : memref<2x8x18xf32> to memref<2x8x18xf32>
+  memref.dealloc %a : memref<2x8x18xf32>
+  return
+}
+
+// -----
+
+// The buffer is read before the loop: the fills stay.
+// CHECK-LABEL: func.func @read_before_loop(
+// CHECK-COUNT-2: linalg.fill
+// CHECK: memref.copy
+// CHECK: scf.forall
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @read_before_loop(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<2x8x18xf32>
+  %left = memref.subview %a[0, 0, 0] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<2x8x1xf32, strided<[144, 18, 1]>>)
+  %right = memref.subview %a[0, 0, 17] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>)
+  memref.copy %a, %out : memref<2x8x18xf32> to memref<2x8x18xf32>
+  %in = memref.subview %a[0, 0, 1] [2, 8, 16] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>>
+  scf.forall (%i) in (2) {
+    %t = memref.subview %in[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>> to memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>>
+    %src = memref.subview %x[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32> to memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>>
+    memref.copy %src, %t : memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>>
+  }
+  memref.dealloc %a : memref<2x8x18xf32>
+  return
+}
