@@ -132,18 +132,31 @@ func.func @dot_tiles(%a: tensor<8x256xf32>, %b: tensor<8x256xf32>, %c: tensor<8x
 // A 1x1 convolution of one image is a matmul of the [F, C] filter by the
 // image as [C, H * W]: register tiles along the 49 pixels of a 7x7 image.
 // 49 = 32 + 17 would leave a 17-column remainder that LLVM scalarizes, so
-// the columns go by one register (3 x 16 + 1).
+// the columns go by one register (3 x 16 + 1), and the rows by 16 instead
+// of 8: as many accumulators as an 8 x 32 tile.
 // CHECK-LABEL: func.func @pointwise_conv_as_matmul(
 // CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2, 3]] : tensor<1x24x7x7xf32> into tensor<24x49xf32>
 // CHECK-DAG: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<16x24x1x1xf32> into tensor<16x24xf32>
-// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
-// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<1xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK: vector.outerproduct {{.*}} : vector<16xf32>, vector<1xf32>
 // CHECK-NOT: vector<17xf32>
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3]] output_shape [1, 16, 7, 7]
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @pointwise_conv_as_matmul(%x: tensor<1x24x7x7xf32>, %w: tensor<16x24x1x1xf32>, %init: tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32> {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x24x7x7xf32>, tensor<16x24x1x1xf32>) outs(%init : tensor<1x16x7x7xf32>) -> tensor<1x16x7x7xf32>
   return %0 : tensor<1x16x7x7xf32>
+}
+
+// -----
+
+// With 24 output channels, 16-row tiles would leave an 8-row remainder as
+// costly as a full tile: the rows stay 8.
+// CHECK-LABEL: func.func @pointwise_conv_rows_kept(
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<16xf32>
+// CHECK-NOT: vector.outerproduct {{.*}} : vector<16xf32>
+func.func @pointwise_conv_rows_kept(%x: tensor<1x24x7x7xf32>, %w: tensor<24x24x1x1xf32>, %init: tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x24x7x7xf32>, tensor<24x24x1x1xf32>) outs(%init : tensor<1x24x7x7xf32>) -> tensor<1x24x7x7xf32>
+  return %0 : tensor<1x24x7x7xf32>
 }
 
 // -----
