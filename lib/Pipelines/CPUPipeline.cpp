@@ -67,6 +67,7 @@ void fx::buildFusionStages(OpPassManager &pm,
     if (options.hoistParameters && options.vectorize)
       regions.packedConvTileF = packedConvBlock(options);
     regions.dotMinK = tiling.dotMinK;
+    regions.transposePreparedWeights = options.hoistParameters;
     pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));
     addCleanup(pm);
   }

@@ -207,7 +207,12 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     `dot-min-k`) and that has at least 16 rows gets its weight transposed
     once by a `linalg.transpose` outside its region, so that its register
     tiles read the weight along rows (3136 x 96 -> 384 on one thread: 8.6
-    -> 2.5 ms).
+    -> 2.5 ms). With `transpose-prepared-weights`, so does a weight of at
+    most 1 MiB with a longer k that is prepared once (a parameter or a
+    weight constant, which `fx-hoist-parameter-computations` computes on at
+    binding time): outer products beat dot products there (ConvNeXt's
+    3136 x 384 -> 96: 80 -> 160 GFLOP/s on two threads); a larger weight
+    would be streamed from memory once per row block of the region.
 
     The Vulkan pipeline forms its regions with `fx-form-row-kernels`
     instead, which shares these rules.
@@ -250,6 +255,12 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            "with at least this many reduced elements and more columns than "
            "rows is split by columns (fx-cpu-tile-and-vectorize computes it "
            "as dot products, which keep the rows in cache)">,
+    Option<"transposePreparedWeights", "transpose-prepared-weights", "bool",
+           /*default=*/"false",
+           "Transpose the [N, K] weight (at most 1 MiB) of a contraction "
+           "with at least 16 rows whatever its k when the weight is a "
+           "parameter or a weight constant (set when its computations run "
+           "once per binding)">,
     Option<"fuse", "fuse", "bool", /*default=*/"true",
            "Fuse producers into regions; false makes every linalg op but "
            "fills a region of its own (to count the dispatches and bytes of "
