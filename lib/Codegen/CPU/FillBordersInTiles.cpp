@@ -124,15 +124,23 @@ struct FillBordersInTilesPass
           strips.push_back({fill, box->offsets[last], box->sizes[last]});
         continue;
       }
-      // The interior: used only inside one scf.forall of this block.
+      // The interior: written by the first scf.forall of this block that
+      // uses it; its other users (a residual add reading it) come after.
       if (interior || view.use_empty())
         return;
       for (Operation *reader : view->getUsers()) {
         Operation *ancestor = block->findAncestorOpInBlock(*reader);
-        auto loop = dyn_cast_or_null<scf::ForallOp>(ancestor);
-        if (!loop || loop == reader || (producer && loop != producer))
+        if (!ancestor)
           return;
-        producer = loop;
+        auto loop = dyn_cast<scf::ForallOp>(ancestor);
+        if (loop && loop != reader &&
+            (!producer || loop->isBeforeInBlock(producer)))
+          producer = loop;
+      }
+      for (Operation *reader : view->getUsers()) {
+        Operation *ancestor = block->findAncestorOpInBlock(*reader);
+        if (ancestor != producer)
+          later.push_back(ancestor);
       }
       interior = view;
     }

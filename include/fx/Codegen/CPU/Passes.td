@@ -175,7 +175,8 @@ def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
     it cost mobilenet_v2 1.5 of 10.7 ms on two threads.
 
     Applies when the buffer's uses before the loop are the strip fills and
-    views, the interior view is used only in the loop, the loop's writes
+    views, the interior view is used by the loop and ops after it, the
+    loop's writes
     into the interior (known through the memory-effect interface) each go
     through a view of whole rows inside the loop, and every view between a
     tile and the interior has unit strides and no rank reduction; otherwise
