@@ -208,3 +208,43 @@ func.func @packed_conv(%x: tensor<1x32x3x32xf32>, %w: tensor<32x3x3x16xf32>, %ac
   } -> tensor<30x16xf32>
   return %r : tensor<30x16xf32>
 }
+
+// -----
+
+// A value per channel scaling a 7x7 image (squeeze-and-excitation): each
+// tile reads its channel's value once and broadcasts it, rather than a
+// transfer with a broadcasting permutation map (unrolled lane by lane).
+// CHECK-LABEL: func.func @per_channel_scale(
+// CHECK: %[[C:.*]] = tensor.extract_slice %arg1
+// CHECK: %[[S:.*]] = tensor.extract %[[C]]
+// CHECK: vector.broadcast %[[S]] : f32 to vector<1x1x1x16xf32>
+// CHECK-NOT: permutation_map
+// CHECK: return
+func.func @per_channel_scale(%x: tensor<1x32x7x7xf32>, %s: tensor<1x32x1x1xf32>) -> tensor<1x32x7x7xf32> {
+  %empty = tensor.empty() : tensor<1x32x7x7xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, 0, 0)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %s : tensor<1x32x7x7xf32>, tensor<1x32x1x1xf32>) outs(%empty : tensor<1x32x7x7xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<1x32x7x7xf32>
+  return %0 : tensor<1x32x7x7xf32>
+}
+
+// -----
+
+// A 1x1 convolution of a 1x1 image (squeeze-and-excitation's fully
+// connected layers) is a matrix-vector product: dot products along the
+// input channels, which both the image and the filter hold contiguously
+// (the matmul of the [F, C] filter by a [C, 1] column would read the
+// filter across its rows), even with fewer than dot-min-k channels.
+// CHECK-LABEL: func.func @pointwise_one_pixel(
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<1x48x1x1xf32> into tensor<1x48xf32>
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2, 3]] : tensor<64x48x1x1xf32> into tensor<64x48xf32>
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>
+// CHECK-NOT: vector.outerproduct
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2, 3]] output_shape [1, 64, 1, 1]
+func.func @pointwise_one_pixel(%x: tensor<1x48x1x1xf32>, %w: tensor<64x48x1x1xf32>, %init: tensor<1x64x1x1xf32>) -> tensor<1x64x1x1xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x48x1x1xf32>, tensor<64x48x1x1xf32>) outs(%init : tensor<1x64x1x1xf32>) -> tensor<1x64x1x1xf32>
+  return %0 : tensor<1x64x1x1xf32>
+}
