@@ -140,3 +140,33 @@ func.func @interior_read_after(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>,
   memref.dealloc %a : memref<2x8x18xf32>
   return
 }
+
+// -----
+
+// A reshape between the loop's writes and the interior: the offsets of the
+// views would not index the buffer's rows, so the fills stay.
+// CHECK-LABEL: func.func @reshaped_tile(
+// CHECK-COUNT-2: linalg.fill
+// CHECK: scf.forall
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @reshaped_tile(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<2x8x18xf32>
+  %left = memref.subview %a[0, 0, 0] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%left : memref<2x8x1xf32, strided<[144, 18, 1]>>)
+  %right = memref.subview %a[0, 0, 17] [2, 8, 1] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>
+  linalg.fill ins(%zero : f32) outs(%right : memref<2x8x1xf32, strided<[144, 18, 1], offset: 17>>)
+  %in = memref.subview %a[0, 0, 1] [2, 8, 16] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>>
+  scf.forall (%i) in (2) {
+    %chunk = memref.subview %in[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>> to memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>>
+    %flat = memref.collapse_shape %chunk [[0, 1], [2]] : memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>> into memref<8x16xf32, strided<[18, 1], offset: ?>>
+    %wide = memref.expand_shape %flat [[0, 1], [2]] output_shape [2, 4, 16] : memref<8x16xf32, strided<[18, 1], offset: ?>> into memref<2x4x16xf32, strided<[72, 18, 1], offset: ?>>
+    %t = memref.subview %wide[1, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32, strided<[72, 18, 1], offset: ?>> to memref<1x4x16xf32, strided<[72, 18, 1], offset: ?>>
+    %src = memref.subview %x[%i, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x8x16xf32> to memref<1x4x16xf32, strided<[128, 16, 1], offset: ?>>
+    memref.copy %src, %t : memref<1x4x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x4x16xf32, strided<[72, 18, 1], offset: ?>>
+  }
+  memref.copy %a, %out : memref<2x8x18xf32> to memref<2x8x18xf32>
+  memref.dealloc %a : memref<2x8x18xf32>
+  return
+}

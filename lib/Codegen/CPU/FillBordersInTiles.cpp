@@ -209,16 +209,19 @@ struct FillBordersInTilesPass
       return;
     // Each tile's rows in the buffer: the offsets of its views, down to the
     // interior, plus the interior's.
+    // Only subviews of unit strides and the buffer's rank lead from a tile
+    // to the interior (a reshape on the way would change what the offsets
+    // index).
     for (memref::SubViewOp tile : tiles) {
-      SmallVector<memref::SubViewOp> chain;
-      viewedRoot(tile.getResult(), &chain);
-      if (llvm::any_of(chain, [&](memref::SubViewOp view) {
-            return view != interior &&
-                   (view.getType().getRank() != rank ||
-                    !llvm::all_of(view.getStaticStrides(),
-                                  [](int64_t s) { return s == 1; }));
-          }))
-        return;
+      Value value = tile.getResult();
+      while (value != interior.getResult()) {
+        auto view = value.getDefiningOp<memref::SubViewOp>();
+        if (!view || view.getType().getRank() != rank ||
+            !llvm::all_of(view.getStaticStrides(),
+                          [](int64_t s) { return s == 1; }))
+          return;
+        value = view.getSource();
+      }
     }
 
     IRRewriter rewriter(&getContext());
