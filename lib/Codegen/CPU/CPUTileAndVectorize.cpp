@@ -31,6 +31,17 @@ using namespace mlir;
 
 namespace {
 
+/// The indexing maps (m, n, k) of C[M, N] += A[M, K] * B, with B as
+/// [K, N], or as [N, K] (`linear`'s weight) when `transposedB`.
+static SmallVector<AffineMap> matmulMaps(MLIRContext *ctx, bool transposedB) {
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  return {AffineMap::get(3, 0, {m, k}, ctx),
+          transposedB ? AffineMap::get(3, 0, {n, k}, ctx)
+                      : AffineMap::get(3, 0, {k, n}, ctx),
+          AffineMap::get(3, 0, {m, n}, ctx)};
+}
+
 /// Rewrites `vector.contract` of a row-major matmul tile, (m, k) x (k, n) ->
 /// (m, n) with a static k, as k `vector.outerproduct`s of a column of the lhs
 /// and a row of the rhs: the register-blocked update the tile sizes are
@@ -41,12 +52,8 @@ struct MatmulContractToOuterProduct
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
-    MLIRContext *ctx = op.getContext();
-    AffineExpr m, n, k;
-    bindDims(ctx, m, n, k);
-    SmallVector<AffineMap> expected = {AffineMap::get(3, 0, {m, k}, ctx),
-                                       AffineMap::get(3, 0, {k, n}, ctx),
-                                       AffineMap::get(3, 0, {m, n}, ctx)};
+    SmallVector<AffineMap> expected =
+        matmulMaps(op.getContext(), /*transposedB=*/false);
     if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(expected) ||
         op.getKind() != vector::CombiningKind::ADD)
       return rewriter.notifyMatchFailure(op, "not a row-major matmul tile");
@@ -693,12 +700,8 @@ struct CPUTileAndVectorizePass
                                                      conv.getInputs()[1], flat);
       Value init = tensor::CollapseShapeOp::create(rewriter, loc,
                                                    conv.getOutputs()[0], flat);
-      MLIRContext *ctx = rewriter.getContext();
-      AffineExpr m, n, k;
-      bindDims(ctx, m, n, k);
-      SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
-                                     AffineMap::get(3, 0, {n, k}, ctx),
-                                     AffineMap::get(3, 0, {m, n}, ctx)};
+      SmallVector<AffineMap> maps =
+          matmulMaps(rewriter.getContext(), /*transposedB=*/true);
       Value product = linalg::MatmulOp::create(rewriter, loc, init.getType(),
                                                ValueRange{input, filter}, init,
                                                ArrayRef<NamedAttribute>{})
