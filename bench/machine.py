@@ -1,4 +1,6 @@
-"""What every bench/ script prints about the machine it measured on."""
+"""What every bench/ script prints about the machine it measured on, and how
+it writes its results."""
+import json
 import os
 
 
@@ -18,3 +20,12 @@ def cpu_name():
     isa = ("AVX-512" if "avx512f" in flags else
            "AVX2" if "avx2" in flags else "SSE")
     return f"{name} ({isa}, {os.cpu_count()} hardware threads)"
+
+
+def write_results(out, stem, markdown, data, indent=1):
+    """Writes a run's table to OUT/STEM.md and its data to OUT/STEM.json."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, stem + ".md"), "w") as f:
+        f.write(markdown)
+    with open(os.path.join(out, stem + ".json"), "w") as f:
+        json.dump(data, f, indent=indent)

@@ -26,6 +26,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.join(ROOT, "test", "Integration", "Models", "Inputs"))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import write_results  # noqa: E402
 from fx_mlir.testing import compare  # noqa: E402  (NumPy only)
 
 MODELS = ["resnet18", "transformer_encoder_layer"]
@@ -137,12 +139,8 @@ def main():
                      f"{r['run_hit_ms']} / {r['run_loaded_ms']} | {r['identical']} | "
                      f"{r['rel_l2_vs_eager']:.2e} |")
     text = "\n".join(lines) + "\n"
-    os.makedirs(args.out, exist_ok=True)
     suffix = "" if args.target == "cpu" else "-" + args.target
-    with open(os.path.join(args.out, f"compile-cache{suffix}.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(args.out, f"compile-cache{suffix}.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    write_results(args.out, f"compile-cache{suffix}", text, rows)
     print(text)
     if not all(r["identical"] for r in rows):
         sys.exit("outputs differ between the compiled, cached and loaded models")

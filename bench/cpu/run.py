@@ -18,7 +18,6 @@ file, as in a model (and as oneDNN's are reordered once, outside its timed
 loop). Prints a markdown table and writes cpu.json and cpu.md.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -31,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, write_results  # noqa: E402
 
 
 # Convolutions (name, C, H = W, F, kernel, stride, padding, groups): ResNet-18
@@ -246,12 +245,8 @@ def main():
         f"| {a} | {lv} | {b} | {c} | {d} | {'yes' if ok else 'NO'} |"
         for a, lv, b, c, d, ok in rows)
     print(table)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "cpu.json"), "w") as f:
-        json.dump({"machine": cpu_name(), "fx": data,
-                   "baselines": baselines}, f, indent=2)
-    with open(os.path.join(args.out, "cpu.md"), "w") as f:
-        f.write("# CPU benchmark (bench/cpu/run.py)\n\n" + table + "\n")
+    write_results(args.out, "cpu", "# CPU benchmark (bench/cpu/run.py)\n\n" + table + "\n",
+                  {"machine": cpu_name(), "fx": data, "baselines": baselines}, indent=2)
     return 0 if all(r[5] for r in rows) else 1
 
 

@@ -14,7 +14,6 @@ there would be a batch norm, ReLU or residual add that did not fuse into a
 convolution). Writes fusion.md and fusion.json.
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -23,6 +22,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from machine import write_results  # noqa: E402
 
 
 def conv(x, w, c_out, pad=1):
@@ -214,11 +215,7 @@ def main():
                       + (f" (roots: {', '.join(light)})" if light else "") + "."]
     table = "\n".join(lines) + "\n"
     print(table)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "fusion.md"), "w") as f:
-        f.write(table)
-    with open(os.path.join(args.out, "fusion.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    write_results(args.out, "fusion", table, rows)
     return 0
 
 

@@ -16,7 +16,6 @@ Python (.venv/bin/python: torch 2.13, onnxruntime). Writes models.md and
 models.json (models-bB.* for a batch B other than 1).
 """
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -26,7 +25,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, write_results  # noqa: E402
 ZOO = os.path.join(ROOT, "test", "Integration", "Models", "Inputs", "zoo.py")
 
 MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convnext_tiny",
@@ -105,13 +104,10 @@ def main():
                      f"| {r['rel_l2']:.2g} |")
     table = "\n".join(lines) + "\n"
     print(table)
-    os.makedirs(args.out, exist_ok=True)
     stem = "models" if args.batch == 1 else f"models-b{args.batch}"
-    with open(os.path.join(args.out, stem + ".md"), "w") as f:
-        f.write(table)
-    with open(os.path.join(args.out, stem + ".json"), "w") as f:
-        json.dump({"threads": args.threads, "size": args.size, "batch": args.batch,
-                   "runs": args.runs, "rows": rows}, f, indent=1)
+    write_results(args.out, stem, table,
+                  {"threads": args.threads, "size": args.size, "batch": args.batch,
+                   "runs": args.runs, "rows": rows})
     return 0 if all(r["status"] == "PASS" for r in rows) else 1
 
 

@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from machine import cpu_name  # noqa: E402
+from machine import cpu_name, write_results  # noqa: E402
 
 import torch  # noqa: E402
 
@@ -86,12 +86,9 @@ def main():
                      f"{r['fx_mlir_rel_l2']:.1e} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "torch-compile.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(args.out, "torch-compile.json"), "w") as f:
-        json.dump({"cpu": cpu, "threads": args.threads, "batch": args.batch,
-                   "torch": torch.__version__, "rows": rows}, f, indent=1)
+    write_results(args.out, "torch-compile", text,
+                  {"cpu": cpu, "threads": args.threads, "batch": args.batch,
+                   "torch": torch.__version__, "rows": rows})
 
 
 if __name__ == "__main__":
