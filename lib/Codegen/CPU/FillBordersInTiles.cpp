@@ -1,5 +1,4 @@
-//===- FillBordersInTiles.cpp - pad columns written by the producer's tiles
-//===//
+//===- FillBordersInTiles.cpp - pad columns filled in producer tiles ----===//
 //
 // fx-pad-in-place has a padded tensor's producer write the interior of the
 // padded buffer and fills the border strips once, before the producer. A
@@ -34,15 +33,20 @@ using namespace mlir;
 
 namespace {
 
+/// A subview of unit strides that keeps its source's rank.
+bool isUnitStrideBox(memref::SubViewOp view) {
+  return view.getSourceType().getRank() == view.getType().getRank() &&
+         llvm::all_of(view.getStaticStrides(),
+                      [](int64_t s) { return s == 1; });
+}
+
 /// A view of `alloc` with unit strides and static offsets and sizes, no rank
 /// reduction: its offsets and sizes; nothing otherwise.
 struct Box {
   SmallVector<int64_t> offsets, sizes;
 };
 std::optional<Box> staticBox(memref::SubViewOp view) {
-  if (view.getSourceType().getRank() != view.getType().getRank() ||
-      !llvm::all_of(view.getStaticStrides(),
-                    [](int64_t s) { return s == 1; }) ||
+  if (!isUnitStrideBox(view) ||
       llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
       llvm::any_of(view.getStaticSizes(), ShapedType::isDynamic))
     return std::nullopt;
@@ -66,6 +70,23 @@ Value viewedRoot(Value value, SmallVectorImpl<memref::SubViewOp> *chain) {
     }
   }
   return value;
+}
+
+/// The subviews from `tile` (included) down to `interior` (excluded), each
+/// of unit strides and no rank reduction; nothing if anything else (a
+/// reshape, which would change what the offsets index) is on the way.
+std::optional<SmallVector<memref::SubViewOp>>
+viewsDownTo(memref::SubViewOp tile, memref::SubViewOp interior) {
+  SmallVector<memref::SubViewOp> views;
+  Value value = tile.getResult();
+  while (value != interior.getResult()) {
+    auto view = value.getDefiningOp<memref::SubViewOp>();
+    if (!view || !isUnitStrideBox(view))
+      return std::nullopt;
+    views.push_back(view);
+    value = view.getSource();
+  }
+  return views;
 }
 
 struct FillBordersInTilesPass
@@ -128,20 +149,20 @@ struct FillBordersInTilesPass
       // uses it; its other users (a residual add reading it) come after.
       if (interior || view.use_empty())
         return;
+      SmallVector<Operation *> readers;
       for (Operation *reader : view->getUsers()) {
         Operation *ancestor = block->findAncestorOpInBlock(*reader);
         if (!ancestor)
           return;
+        readers.push_back(ancestor);
         auto loop = dyn_cast<scf::ForallOp>(ancestor);
         if (loop && loop != reader &&
             (!producer || loop->isBeforeInBlock(producer)))
           producer = loop;
       }
-      for (Operation *reader : view->getUsers()) {
-        Operation *ancestor = block->findAncestorOpInBlock(*reader);
-        if (ancestor != producer)
-          later.push_back(ancestor);
-      }
+      for (Operation *reader : readers)
+        if (reader != producer)
+          later.push_back(reader);
       interior = view;
     }
     if (strips.empty() || !producer)
@@ -209,35 +230,26 @@ struct FillBordersInTilesPass
       return;
     // Each tile's rows in the buffer: the offsets of its views, down to the
     // interior, plus the interior's.
-    // Only subviews of unit strides and the buffer's rank lead from a tile
-    // to the interior (a reshape on the way would change what the offsets
-    // index).
+    SmallVector<SmallVector<memref::SubViewOp>> tileViews;
     for (memref::SubViewOp tile : tiles) {
-      Value value = tile.getResult();
-      while (value != interior.getResult()) {
-        auto view = value.getDefiningOp<memref::SubViewOp>();
-        if (!view || view.getType().getRank() != rank ||
-            !llvm::all_of(view.getStaticStrides(),
-                          [](int64_t s) { return s == 1; }))
-          return;
-        value = view.getSource();
-      }
+      std::optional<SmallVector<memref::SubViewOp>> views =
+          viewsDownTo(tile, interior);
+      if (!views)
+        return;
+      tileViews.push_back(std::move(*views));
     }
 
     IRRewriter rewriter(&getContext());
-    for (memref::SubViewOp tile : tiles) {
+    for (auto [index, views] : llvm::enumerate(tileViews)) {
+      memref::SubViewOp tile = tiles[index];
       Block *tileBlock = tile->getBlock();
       rewriter.setInsertionPoint(tileBlock->getTerminator());
       Location loc = tile.getLoc();
-      SmallVector<memref::SubViewOp> chain;
-      viewedRoot(tile.getResult(), &chain);
       SmallVector<OpFoldResult> offsets, sizes = tile.getMixedSizes();
       for (int64_t d = 0; d < rank; ++d) {
         AffineExpr sum = rewriter.getAffineConstantExpr(inside.offsets[d]);
         SmallVector<OpFoldResult> terms;
-        for (memref::SubViewOp view : chain) {
-          if (view == interior)
-            break;
+        for (memref::SubViewOp view : views) {
           sum = sum + rewriter.getAffineSymbolExpr(terms.size());
           terms.push_back(view.getMixedOffsets()[d]);
         }

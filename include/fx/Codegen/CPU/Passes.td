@@ -176,11 +176,10 @@ def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
 
     Applies when the buffer's uses before the loop are the strip fills and
     views, the interior view is used by the loop and ops after it, the
-    loop's writes
-    into the interior (known through the memory-effect interface) each go
-    through a view of whole rows inside the loop, and every view between a
-    tile and the interior has unit strides and no rank reduction; otherwise
-    the fills stay.
+    loop's writes into the interior (known through the memory-effect
+    interface) each go through a view of whole rows inside the loop, and
+    only subviews of unit strides and no rank reduction lead from a tile to
+    the interior; otherwise the fills stay.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect",
