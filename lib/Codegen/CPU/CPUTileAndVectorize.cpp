@@ -786,7 +786,7 @@ struct CPUTileAndVectorizePass
         // (8 rows of one register kept half the FMA units busy: a 1x1
         // convolution 320 -> 1280 of a 7x7 image at 42-70 GFLOP/s on one
         // thread).
-        ArrayRef<int64_t> ranges = op.getStaticLoopRanges();
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
         int64_t n = ranges[dims->n.front()];
         int64_t m = ranges[dims->m.front()];
         int64_t columns = tileN, rows = tileM;
