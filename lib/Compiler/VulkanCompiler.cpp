@@ -3,6 +3,7 @@
 #include "fx/Compiler/VulkanCompiler.h"
 
 #include "fx/Pipelines/Pipelines.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -614,6 +615,7 @@ private:
       return launch.emitOpError("kernel has no known workgroup size");
     vk::Kernel kernel;
     kernel.name = key;
+    kernel.label = mlir::fx::describeLocation(launch.getLoc(), "kernel");
     kernel.entryPoint = launch.getKernelName().getValue().str();
     ArrayRef<int32_t> size = *gpuFunc.getKnownBlockSize();
     for (int i = 0; i < 3; ++i)

@@ -352,10 +352,12 @@ public:
       std::vector<uint8_t> code(kernel.spirv.size() * 4);
       for (size_t i = 0; i < kernel.spirv.size(); ++i)
         storeLE(&code[4 * i], kernel.spirv[i], 4);
+      InlineObject object;
+      object.add("name", json::quote(kernel.name));
+      if (!kernel.label.empty())
+        object.add("label", json::quote(kernel.label));
       kernels.push_back(
-          InlineObject()
-              .add("name", json::quote(kernel.name))
-              .add("entry_point", json::quote(kernel.entryPoint))
+          object.add("entry_point", json::quote(kernel.entryPoint))
               .add("spirv", blob(code.data(), code.size()))
               .add("num_bindings", number(kernel.numBindings))
               .add("workgroup_size", numbers(kernel.workgroupSize))
@@ -796,6 +798,9 @@ private:
                     Kernel &kernel) const {
     if (Status s = getString(value, "name", path, kernel.name); !s.isOk())
       return s;
+    if (value.find("label"))
+      if (Status s = getString(value, "label", path, kernel.label); !s.isOk())
+        return s;
     if (Status s = getString(value, "entry_point", path, kernel.entryPoint);
         !s.isOk())
       return s;

@@ -7,9 +7,45 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
+#include "llvm/ADT/SetVector.h"
+
 #include <thread>
 
 using namespace mlir;
+
+/// The NameLoc prefix of withKernelRole.
+static constexpr llvm::StringLiteral kRolePrefix = "fx.kernel_role:";
+
+std::string fx::describeLocation(Location loc, StringRef unnamed) {
+  llvm::SetVector<StringRef> names;
+  std::string place, role;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      StringRef name = named.getName().getValue();
+      if (name.consume_front(kRolePrefix)) {
+        if (role.empty())
+          role = name.str();
+      } else {
+        names.insert(name);
+      }
+    }
+    if (auto file = dyn_cast<FileLineColLoc>(inner); file && place.empty())
+      place =
+          (file.getFilename().getValue() + ":" + Twine(file.getLine())).str();
+    return WalkResult::advance();
+  });
+  std::string text = (names.empty() ? unnamed : names.front()).str();
+  if (names.size() > 1)
+    text += " +" + std::to_string(names.size() - 1) + " fused";
+  if (!place.empty())
+    text += " (" + place + ")";
+  return role.empty() ? text : role + ": " + text;
+}
+
+Location fx::withKernelRole(Location loc, StringRef role) {
+  return NameLoc::get(
+      StringAttr::get(loc->getContext(), Twine(kRolePrefix) + role), loc);
+}
 
 bool mlir::fx::isContractionLike(linalg::LinalgOp op) {
   // Convolutions read two operands along their window dims too, but have

@@ -31,8 +31,14 @@ ArtifactEntry fullEntry() {
                              {"result1", DType::I64, {2}, false}};
   vk::Program program;
   program.signature = entry.signature;
-  program.kernels = {{"k_add", "main_a", fakeSPIRV("main_a"), 3, {64, 1, 1}},
-                     {"k_mul", "main_b", fakeSPIRV("main_b"), 2, {8, 4, 2}}};
+  program.kernels = {
+      {"k_add",
+       "main_a",
+       fakeSPIRV("main_a"),
+       3,
+       {64, 1, 1},
+       "add +1 fused (model.py:7)"},
+      {"k_mul", "main_b", fakeSPIRV("main_b"), 2, {8, 4, 2}, ""}};
   using Kind = vk::Buffer::Kind;
   program.buffers = {
       {Kind::Input, 0, 24, {}, std::nullopt},
@@ -72,6 +78,7 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
   ASSERT_EQ(a.kernels.size(), b.kernels.size());
   for (size_t i = 0; i < a.kernels.size(); ++i) {
     EXPECT_EQ(a.kernels[i].name, b.kernels[i].name);
+    EXPECT_EQ(a.kernels[i].label, b.kernels[i].label);
     EXPECT_EQ(a.kernels[i].entryPoint, b.kernels[i].entryPoint);
     EXPECT_EQ(a.kernels[i].spirv, b.kernels[i].spirv);
     EXPECT_EQ(a.kernels[i].numBindings, b.kernels[i].numBindings);

@@ -50,7 +50,7 @@ inline vk::Program dynamicProgram() {
   vk::Program p;
   p.signature.inputs = {{"x", DType::F32, {kDynamicDim, 4}, false}};
   p.signature.outputs = {{"y", DType::F32, {kDynamicDim, 4}, false}};
-  p.kernels = {{"k", "k", fakeSPIRV("k"), 3, {256, 1, 1}}};
+  p.kernels = {{"k", "k", fakeSPIRV("k"), 3, {256, 1, 1}, ""}};
   auto add = [&](Scalar::Op op, std::array<uint32_t, 3> operands,
                  int64_t value = 0) {
     p.scalars.push_back({op, value, operands});

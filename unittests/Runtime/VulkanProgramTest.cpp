@@ -28,7 +28,8 @@ Program programWith(std::vector<Buffer> buffers) {
   program.signature.outputs = {{"y", DType::F32, {4}, false}};
   for (uint32_t n = 1; n <= 4; ++n) {
     std::string entry = "k" + std::to_string(n);
-    program.kernels.push_back({entry, entry, fakeSPIRV(entry), n, {64, 1, 1}});
+    program.kernels.push_back(
+        {entry, entry, fakeSPIRV(entry), n, {64, 1, 1}, ""});
   }
   program.buffers = std::move(buffers);
   return program;
@@ -331,7 +332,7 @@ TEST(VulkanProgramTest, ScalarArithmetic) {
       {add(Op::Sge, {x, x}), 1},
       {add(Op::Select, {add(Op::Eq, {x, two}), two, minus7}), -7}};
   p.kernels = {
-      {"k", "k", fakeSPIRV("k"), uint32_t(expected.size()), {1, 1, 1}}};
+      {"k", "k", fakeSPIRV("k"), uint32_t(expected.size()), {1, 1, 1}, ""}};
   Dispatch d;
   for (auto [scalar, value] : expected) {
     p.buffers.push_back({Buffer::Kind::Size, scalar, 4, {}, std::nullopt});

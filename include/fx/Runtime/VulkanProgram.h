@@ -32,6 +32,10 @@ struct Kernel {
   std::vector<uint32_t> spirv;
   uint32_t numBindings = 0;
   std::array<uint32_t, 3> workgroupSize = {1, 1, 1};
+  /// What the kernel computes, for profiles: "op +N fused (file:line)" of
+  /// the user's code, after a helper kernel's role ("pack input: ...");
+  /// may be empty.
+  std::string label;
 };
 
 /// "No scalar": a size, grid or byte count fixed at compile time.

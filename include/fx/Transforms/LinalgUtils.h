@@ -7,8 +7,21 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::fx {
+
+/// "op (file:line)" for the code at `loc`, as profiles name a CPU loop or
+/// a Vulkan kernel: the first op name the importer put there (a NameLoc)
+/// and the user's source line, with the number of other ops fused into it
+/// ("op +2 fused (...)"), after the kernel's role if one was given
+/// (withKernelRole: "pack input: op (...)"); `unnamed` where no op name
+/// is known.
+std::string describeLocation(Location loc, StringRef unnamed = "loop");
+
+/// `loc` marked as the location of a helper kernel of an op ("pack
+/// input", "split-k sum"), which describeLocation puts first.
+Location withKernelRole(Location loc, StringRef role);
 
 /// A reduction other than a convolution that reads more than one operand
 /// along its reduced dimensions: it multiplies tensors like a matmul

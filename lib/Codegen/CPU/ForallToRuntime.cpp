@@ -15,6 +15,7 @@
 #include "ForallNames.h"
 
 #include "fx/Runtime/CPULibrary.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -32,26 +33,6 @@ using mlir::fx::kDispatchPrefix;
 using mlir::fx::kTrampolinePrefix;
 
 namespace {
-
-/// "op (file:line)" of the loop at `loc`: the first op name and the
-/// user's source line the importer put there (either may be missing), with
-/// the number of other ops a fused loop computes ("op +2 fused (...)").
-std::string describeLoop(Location loc) {
-  llvm::SetVector<StringRef> names;
-  std::string place;
-  loc->walk([&](Location inner) {
-    if (auto named = dyn_cast<NameLoc>(inner))
-      names.insert(named.getName().getValue());
-    if (auto file = dyn_cast<FileLineColLoc>(inner); file && place.empty())
-      place =
-          (file.getFilename().getValue() + ":" + Twine(file.getLine())).str();
-    return WalkResult::advance();
-  });
-  std::string text = names.empty() ? "loop" : names.front().str();
-  if (names.size() > 1)
-    text += " +" + std::to_string(names.size() - 1) + " fused";
-  return place.empty() ? text : text + " (" + place + ")";
-}
 
 /// Defines rt::kCPULoopTable: {trampoline, name} for each of `loops`, then
 /// {null, null}.
@@ -134,7 +115,7 @@ struct ForallToRuntimePass
           mb, loc, (kTrampolinePrefix + id).str(),
           LLVM::LLVMFunctionType::get(voidType, {i64, i64, ptr}));
       trampoline.setLinkage(LLVM::Linkage::Internal);
-      loops.emplace_back(trampoline, describeLoop(loc));
+      loops.emplace_back(trampoline, mlir::fx::describeLocation(loc));
       Block *entry = trampoline.addEntryBlock(mb);
       OpBuilder tb = OpBuilder::atBlockEnd(entry);
       SmallVector<Value> bodyArgs = {entry->getArgument(0),

@@ -289,7 +289,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     int64_t groups = shape[1] / 8;
     int64_t units = shape[0] * groups * shape[2] * shape[3];
     allocatePacked(operand, units);
-    fx::ElementLaunch pack = fx::createElementLaunch(b, loc, units, 256);
+    fx::ElementLaunch pack = fx::createElementLaunch(
+        b, fx::withKernelRole(loc, operand ? "pack filter" : "pack input"),
+        units, 256);
     OpBuilder &gb = pack.guarded;
     SmallVector<Value> at = fx::delinearize(
         gb, loc, pack.index,
@@ -338,9 +340,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                                           : 8;
     int64_t blockW = elements / blockC, stride = blockW + 1;
     int64_t blocksW = llvm::divideCeil(width, blockW);
-    auto pack = gpu::LaunchOp::create(
-        b, loc, cst(b, blocksW * (channels / blockC)), cst(b, height),
-        cst(b, batch), cst(b, threads), c1, c1);
+    auto pack = gpu::LaunchOp::create(b, fx::withKernelRole(loc, "pack input"),
+                                      cst(b, blocksW * (channels / blockC)),
+                                      cst(b, height), cst(b, batch),
+                                      cst(b, threads), c1, c1);
     OpBuilder kb = OpBuilder::atBlockBegin(&pack.getBody().front());
     Value t = pack.getThreadIds().x, image = pack.getBlockIds().z,
           row = pack.getBlockIds().y;
@@ -416,9 +419,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     buildPackKernel(1);
   }
   Location launchLoc =
-      config.bf16 ? Location(FusedLoc::get(
-                        ctx, {loc}, StringAttr::get(ctx, kBF16FragmentsMarker)))
-                  : loc;
+      config.bf16
+          ? Location(FusedLoc::get(ctx, {kernelLoc()},
+                                   StringAttr::get(ctx, kBF16FragmentsMarker)))
+          : kernelLoc();
   // Split-k partial sums (f32: chooseCoopGemm splits f32 outputs only).
   Value partial;
   if (config.splits > 1)

@@ -15,6 +15,7 @@
 
 #include "fx/Codegen/SPIRV/GPUUtils.h"
 #include "fx/Codegen/SPIRV/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -216,6 +217,13 @@ public:
   void buildSplitSum(OpBuilder &b, Value partial);
 
 private:
+  /// The location of the GEMM's kernel: the op's and its fused
+  /// epilogue's, so that profiles name both.
+  Location kernelLoc() const {
+    if (!fusion.epilogue)
+      return loc;
+    return FusedLoc::get(loc->getContext(), {loc, fusion.epilogue->getLoc()});
+  }
   Value cst(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }

@@ -78,7 +78,7 @@ void GemmKernelBuilder::build() {
     gridZ = hostCount(b, view.batch);
   else
     gridZ = cst(b, view.batch.size() * tile.splits);
-  auto launch = gpu::LaunchOp::create(b, loc, gridX, gridY, gridZ,
+  auto launch = gpu::LaunchOp::create(b, kernelLoc(), gridX, gridY, gridZ,
                                       cst(b, kThreads), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
@@ -242,8 +242,8 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   // split order (the temporary's outermost dimension).
   int64_t splits = cast<MemRefType>(partial.getType()).getDimSize(0);
   fx::ElementLaunch launch = fx::createElementLaunch(
-      b, loc, view.batch.size() * view.rows.size() * view.cols.size(),
-      kThreads);
+      b, fx::withKernelRole(kernelLoc(), "split-k sum"),
+      view.batch.size() * view.rows.size() * view.cols.size(), kThreads);
   OpBuilder &gb = launch.guarded;
   Value index = launch.index;
   zero = cst(gb, 0);

@@ -57,6 +57,10 @@ bool isWindowOp(linalg::LinalgOp op, std::string &why) {
 
 void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   Location loc = op.getLoc();
+  Location launchLoc =
+      fusion.epilogue
+          ? FusedLoc::get(op.getContext(), {loc, fusion.epilogue->getLoc()})
+          : loc;
   OpBuilder b(op);
   auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
@@ -64,7 +68,7 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
   fx::ElementLaunch launch =
-      fx::createElementLaunch(b, loc, outType.getNumElements(), kThreads);
+      fx::createElementLaunch(b, launchLoc, outType.getNumElements(), kThreads);
   OpBuilder &tb = launch.guarded;
   Value linear = launch.index;
 

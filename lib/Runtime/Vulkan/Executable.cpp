@@ -643,10 +643,14 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     for (uint32_t s = 0; s < steps; ++s) {
       const Step &step = program.steps[s];
       StepTime time;
-      time.name =
-          step.kind == Step::Kind::Dispatch
-              ? program.kernels[program.dispatches[step.index].kernel].name
-              : "copy";
+      if (step.kind == Step::Kind::Dispatch) {
+        const Kernel &kernel =
+            program.kernels[program.dispatches[step.index].kernel];
+        time.name = kernel.label.empty() ? kernel.name
+                                         : kernel.name + "  " + kernel.label;
+      } else {
+        time.name = "copy";
+      }
       time.microseconds = microseconds(ticks[s], ticks[s + 1]);
       impl.profile.push_back(std::move(time));
     }
