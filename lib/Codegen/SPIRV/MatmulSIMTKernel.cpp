@@ -237,6 +237,13 @@ void GemmKernelBuilder::build() {
   op->erase();
 }
 
+// A second kernel rather than the GEMM kernel's last workgroup per output
+// tile (an atomic counter per tile, CUDA's threadfence reduction): tried on
+// an H200, that took resnet18 at batch 1 from 0.459 to 0.737 ms of GPU
+// time (46 -> 26 dispatches) as its convolutions went from 14 to 32 us:
+// one workgroup reading a 64x64 tile's partial sums of 6 splits is a
+// chain of dependent loads at the end of each kernel, where this kernel
+// spreads them over every SM.
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   // One thread per output element: the output plus its partial sums, in
   // split order (the temporary's outermost dimension).
