@@ -225,16 +225,51 @@ struct FuseElementwisePass
     // Reshapes are propagated through elementwise ops but not through
     // contractions: expanding a matmul's dims turns it into a generic with
     // several m dims, which the CPU tiling cannot register-block.
-    linalg::ControlFusionFn reshapeControl = [](OpOperand *fused) {
-      auto keepsContraction = [](Operation *op) {
-        auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-        return !linalgOp || (!fx::isContractionLike(linalgOp) &&
-                             !linalg::isaContractionOpInterface(linalgOp));
-      };
-      Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() && keepsContraction(producer) &&
-             keepsContraction(fused->getOwner());
+    auto isContraction = [](Operation *op) {
+      auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+      return linalgOp && (fx::isContractionLike(linalgOp) ||
+                          linalg::isaContractionOpInterface(linalgOp));
     };
+    // An elementwise op reading a contraction's result directly (an
+    // epilogue in the contraction's shape, see below) is not expanded
+    // again: expansion and collapsing would undo each other.
+    auto readsContraction = [&](Operation *op) {
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+      return generic && generic.getNumReductionLoops() == 0 &&
+             llvm::any_of(generic.getDpsInputs(), [&](Value v) {
+               return isContraction(v.getDefiningOp());
+             });
+    };
+    linalg::ControlFusionFn reshapeControl = [&](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() && !isContraction(producer) &&
+             !isContraction(fused->getOwner()) && !readsContraction(producer) &&
+             !readsContraction(fused->getOwner());
+    };
+    // An elementwise op that reads a contraction's result through an
+    // expand_shape (`linear` of a [1, H, W, C] input: a 2-d matmul whose
+    // result is expanded back, then a GELU or a scale) is collapsed to the
+    // contraction's shape instead, so that it reads the result at the same
+    // element and fuses as its epilogue (dispatch regions on the CPU, the
+    // GEMM kernel on Vulkan); the expand_shape moves after it, where it
+    // often cancels with the collapse_shape of the next linear's input.
+    // Down a chain: the bias add, then the GELU that reads it.
+    linalg::ControlFusionFn collapseControl = [&](OpOperand *fused) {
+      auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>();
+      auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+      Operation *source = expand ? expand.getSrc().getDefiningOp() : nullptr;
+      return consumer && consumer.getNumReductionLoops() == 0 &&
+             (isContraction(source) || readsContraction(source));
+    };
+    {
+      RewritePatternSet collapse(ctx);
+      linalg::populateFoldReshapeOpsByCollapsingPatterns(collapse,
+                                                         collapseControl);
+      tensor::ExpandShapeOp::getCanonicalizationPatterns(collapse, ctx);
+      tensor::CollapseShapeOp::getCanonicalizationPatterns(collapse, ctx);
+      if (failed(applyPatternsGreedily(getOperation(), std::move(collapse))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);

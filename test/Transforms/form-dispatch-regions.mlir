@@ -287,3 +287,19 @@ func.func @linear_few_rows(%x: tensor<8x40xf32>, %w: tensor<24x40xf32>) -> tenso
   %0 = fx.linear %x, %w : (tensor<8x40xf32>, tensor<24x40xf32>) -> tensor<8x24xf32>
   return %0 : tensor<8x24xf32>
 }
+
+// -----
+
+// A wide dot-product linear (more columns than rows, k long enough for dot
+// products) with an epilogue: one block of columns per thread, each
+// thread's half of the weight read once (ConvNeXt's 196 x 1536 -> 384 in
+// blocks of 128 columns gave one thread two blocks and the other one).
+// THREADS-LABEL: func.func @wide_linear
+// THREADS: scf.forall (%{{.*}}) = (0) to (384) step (192)
+// THREADS: linalg.matmul {{.*}} -> tensor<16x192xf32>
+// THREADS: math.erf
+func.func @wide_linear(%x: tensor<16x256xf32>, %w: tensor<384x256xf32>, %b: tensor<384xf32>) -> tensor<16x384xf32> {
+  %0 = fx.linear %x, %w, %b : (tensor<16x256xf32>, tensor<384x256xf32>, tensor<384xf32>) -> tensor<16x384xf32>
+  %1 = fx.gelu %0 : (tensor<16x384xf32>) -> tensor<16x384xf32>
+  return %1 : tensor<16x384xf32>
+}

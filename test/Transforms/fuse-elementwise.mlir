@@ -19,13 +19,15 @@ func.func @chain(%x: tensor<64xf32>, %y: tensor<64xf32>) -> tensor<64xf32> {
 
 // A linear on a 3-d input stays a 2-d linalg.matmul between reshapes: the
 // reshapes are not propagated into it (upstream's pass turns it into a
-// generic with three m/n dimensions).
+// generic with three m/n dimensions). The ReLU after it takes the matmul's
+// shape instead, and the reshape moves after the ReLU.
 // CHECK-LABEL: func.func @linear_3d
 // CHECK: tensor.collapse_shape
-// CHECK: linalg.matmul {{.*}} -> tensor<32x8xf32>
+// CHECK: %[[MM:.*]] = linalg.matmul {{.*}} -> tensor<32x8xf32>
 // CHECK: linalg.generic
-// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-SAME: iterator_types = ["parallel", "parallel"]} ins(%[[MM]] : tensor<32x8xf32>)
 // CHECK-NOT: reduction
+// CHECK: tensor.expand_shape {{.*}} into tensor<2x16x2x4xf32>
 func.func @linear_3d(%x: tensor<2x16x4xf32>, %w: tensor<8x4xf32>) -> tensor<2x16x2x4xf32> {
   %0 = fx.linear %x, %w : (tensor<2x16x4xf32>, tensor<8x4xf32>) -> tensor<2x16x8xf32>
   %1 = fx.view %0 {size = array<i64: 2, 16, 2, 4>} : (tensor<2x16x8xf32>) -> tensor<2x16x2x4xf32>
@@ -130,4 +132,33 @@ func.func @costly_broadcast(%x: tensor<1x8x5x5xf32>, %s: tensor<1x8x1x1xf32>) ->
   %1 = fx.mul %x, %0 : (tensor<1x8x5x5xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x5x5xf32>
   %2 = fx.silu %x : (tensor<1x8x5x5xf32>) -> tensor<1x8x5x5xf32>
   return %1, %2 : tensor<1x8x5x5xf32>, tensor<1x8x5x5xf32>
+}
+
+// -----
+
+// `linear` of a [1, H, W, C] input (ConvNeXt's MLP, as torch decomposes
+// it): a 2-d matmul between views. The bias add and GELU after the first
+// matmul read its result through the view back to 4-d; they are collapsed
+// to the matmul's shape, fuse into one elementwise op that reads the
+// matmul's result directly (the epilogue dispatch regions and the GEMM
+// kernels absorb), and the views between the two matmuls cancel.
+// CHECK-LABEL: func.func @epilogue_through_view
+// CHECK: %[[MM:.*]] = linalg.matmul
+// CHECK-NOT: tensor.expand_shape
+// CHECK: %[[GELU:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[MM]], %{{.*}} : tensor<12x32xf32>, tensor<32xf32>)
+// CHECK: math.erf
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.matmul {{.*}}ins(%[[GELU]],
+// CHECK: tensor.expand_shape
+// CHECK: return
+func.func @epilogue_through_view(%x: tensor<1x3x4x8xf32>, %w1: tensor<32x8xf32>, %b1: tensor<32xf32>, %w2: tensor<8x32xf32>) -> tensor<1x3x4x8xf32> {
+  %0 = fx.view %x {size = array<i64: 12, 8>} : (tensor<1x3x4x8xf32>) -> tensor<12x8xf32>
+  %1 = fx.linear %0, %w1 : (tensor<12x8xf32>, tensor<32x8xf32>) -> tensor<12x32xf32>
+  %2 = fx.view %1 {size = array<i64: 1, 3, 4, 32>} : (tensor<12x32xf32>) -> tensor<1x3x4x32xf32>
+  %3 = fx.add %2, %b1 : (tensor<1x3x4x32xf32>, tensor<32xf32>) -> tensor<1x3x4x32xf32>
+  %4 = fx.gelu %3 : (tensor<1x3x4x32xf32>) -> tensor<1x3x4x32xf32>
+  %5 = fx.view %4 {size = array<i64: 12, 32>} : (tensor<1x3x4x32xf32>) -> tensor<12x32xf32>
+  %6 = fx.linear %5, %w2 : (tensor<12x32xf32>, tensor<8x32xf32>) -> tensor<12x8xf32>
+  %7 = fx.view %6 {size = array<i64: 1, 3, 4, 8>} : (tensor<12x8xf32>) -> tensor<1x3x4x8xf32>
+  return %7 : tensor<1x3x4x8xf32>
 }

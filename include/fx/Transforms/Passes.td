@@ -129,6 +129,15 @@ def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
     contraction into a generic the CPU backend cannot register-tile (17x
     slower attention block, measured).
 
+    Reshapes next to contractions are folded the other way: an elementwise
+    op that reads a matmul's result through a `tensor.expand_shape`
+    (`linear` of a [1, H, W, C] input is a 2-d matmul between views) is
+    collapsed to the matmul's shape, down the chain of elementwise ops
+    after it, and not expanded again, so that bias, GELU or scale read the
+    result at the same element and become its epilogue (one dispatch
+    region on the CPU, one GEMM kernel on Vulkan). ConvNeXt-tiny: 201 -> 168
+    Vulkan dispatches, 1.79 -> 1.65 ms on an H200.
+
     Then horizontal fusion: reductions (generics with reduction loops, not
     contractions) with the same static iteration space that read one input
     through the same map, in the same block, independent of each other,
