@@ -261,6 +261,26 @@ struct FuseElementwisePass
       return consumer && consumer.getNumReductionLoops() == 0 &&
              (isContraction(source) || readsContraction(source));
     };
+    // A transpose read only by an elementwise op (ConvNeXt's permute back
+    // to NCHW before the layer scale and the residual add) becomes a
+    // generic, which fuses into that op: one loop (one kernel on Vulkan)
+    // reading the input transposed, instead of a transposed copy first.
+    {
+      IRRewriter rewriter(ctx);
+      SmallVector<linalg::TransposeOp> transposes;
+      getOperation().walk([&](linalg::TransposeOp op) {
+        Value result = op->getResult(0);
+        auto user = dyn_cast<linalg::GenericOp>(
+            result.hasOneUse() ? *result.getUsers().begin() : nullptr);
+        if (user && user.getNumReductionLoops() == 0 &&
+            !fx::isContractionLike(user))
+          transposes.push_back(op);
+      });
+      for (linalg::TransposeOp op : transposes) {
+        rewriter.setInsertionPoint(op);
+        (void)linalg::generalizeNamedOp(rewriter, op);
+      }
+    }
     {
       RewritePatternSet collapse(ctx);
       linalg::populateFoldReshapeOpsByCollapsingPatterns(collapse,

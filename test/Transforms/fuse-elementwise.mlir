@@ -162,3 +162,21 @@ func.func @epilogue_through_view(%x: tensor<1x3x4x8xf32>, %w1: tensor<32x8xf32>,
   %7 = fx.view %6 {size = array<i64: 1, 3, 4, 8>} : (tensor<12x8xf32>) -> tensor<1x3x4x8xf32>
   return %7 : tensor<1x3x4x8xf32>
 }
+
+// -----
+
+// A permute read only by an elementwise op (ConvNeXt's block output back to
+// NCHW, then layer scale and residual add) fuses into it: one generic
+// reading the input through the permutation, no transposed copy.
+// CHECK-LABEL: func.func @permute_into_add
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[PERM:.*]], #{{.*}}, #{{.*}}]
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<1x4x5x8xf32>, tensor<1x8x4x5xf32>)
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @permute_into_add(%x: tensor<1x4x5x8xf32>, %r: tensor<1x8x4x5xf32>) -> tensor<1x8x4x5xf32> {
+  %0 = fx.permute %x {dims = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x8xf32>) -> tensor<1x8x4x5xf32>
+  %1 = fx.add %0, %r : (tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>) -> tensor<1x8x4x5xf32>
+  return %1 : tensor<1x8x4x5xf32>
+}
