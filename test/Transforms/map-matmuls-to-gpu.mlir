@@ -130,12 +130,17 @@ func.func @conv(%in: memref<2x8x17x17xf32>, %w: memref<16x8x3x3xf32>, %out: memr
 
 // -----
 
-// Pooling has a convolution's loops but not a multiply-accumulate body: it
-// stays for convert-linalg-to-parallel-loops.
+// Pooling has a convolution's loops but not a multiply-accumulate body: no
+// GEMM view, a window kernel (max of the taps) starting from the output's
+// values, which nothing here set to a constant.
 // CHECK-LABEL: func.func @not_gemms
-// CHECK-NOT: gpu.launch
+// CHECK: gpu.launch
+// CHECK: memref.load %arg2[
+// CHECK: scf.for
+// CHECK: arith.maximumf
 func.func @not_gemms(%in: memref<1x4x9x9xf32>, %window: memref<3x3xf32>, %out: memref<1x4x7x7xf32>) {
   // expected-remark @below {{not mapped as a tiled matmul: its body is not a multiply-accumulate}}
+  // expected-remark @below {{window kernel: one thread per output}}
   linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %window : memref<1x4x9x9xf32>, memref<3x3xf32>) outs(%out : memref<1x4x7x7xf32>)
   return
 }
@@ -197,6 +202,45 @@ func.func @depthwise_window(%in: memref<1x8x16x16xf32>, %w: memref<8x3x3xf32>, %
   }
   memref.dealloc %pad : memref<1x8x18x18xf32>
   memref.dealloc %acc : memref<1x8x16x16xf32>
+  return
+}
+
+// -----
+
+// Max pooling is a window kernel too (a max instead of a multiply-add): it
+// absorbs the padded copy filled with -inf (out-of-bounds taps read -inf)
+// and the -inf start, one kernel instead of four. A padded copy filled
+// with another value than the op needs would still be read right: the
+// kernel substitutes whatever constant the padding held.
+// CHECK-LABEL: func.func @max_pool_window
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: gpu.launch
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[NEGINF]]) -> (f32)
+// CHECK: arith.cmpi ult
+// CHECK: %[[X:.*]] = memref.load %arg0[
+// CHECK: %[[PADINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: arith.select %{{.*}}, %[[X]], %[[PADINF]]
+// CHECK: arith.maximumf
+// CHECK: memref.store {{.*}}, %arg1[
+// CHECK-NOT: gpu.launch
+// CHECK: return
+func.func @max_pool_window(%in: memref<1x8x16x16xf32>, %out: memref<1x8x8x8xf32>) {
+  %neginf = arith.constant 0xFF800000 : f32
+  %pad = memref.alloc() : memref<1x8x18x18xf32>
+  linalg.map outs(%pad : memref<1x8x18x18xf32>)
+    (%init: f32) {
+      linalg.yield %neginf : f32
+    }
+  %inner = memref.subview %pad[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %in, %inner : memref<1x8x16x16xf32> to memref<1x8x16x16xf32, strided<[2592, 324, 18, 1], offset: 19>>
+  linalg.fill ins(%neginf : f32) outs(%out : memref<1x8x8x8xf32>)
+  %window = memref.alloc() : memref<3x3xf32>
+  // expected-remark @below {{not mapped as a tiled matmul: its body is not a multiply-accumulate}}
+  // expected-remark @below {{window kernel: one thread per output}}
+  // expected-remark @below {{fused into the kernel: input 0 read through its padding of -Inf, initial value -Inf}}
+  linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%pad, %window : memref<1x8x18x18xf32>, memref<3x3xf32>) outs(%out : memref<1x8x8x8xf32>)
   return
 }
 

@@ -94,12 +94,11 @@ struct MapMatmulsToGPUPass
       std::string windowWhy;
       if (linalg::isaConvolutionOpInterface(op) && isWindowOp(op, windowWhy))
         windows.push_back(op);
-      else if (report && linalg::isaConvolutionOpInterface(op) &&
-               isMultiplyAccumulate(op->getRegion(0).front()))
+      else if (report && linalg::isaConvolutionOpInterface(op))
         op->emitRemark("not mapped as a window: ") << windowWhy;
     });
     for (linalg::LinalgOp op : windows) {
-      GemmFusion fusion = analyzeFusion(op);
+      GemmFusion fusion = analyzeFusion(op, /*anyConstant=*/true);
       if (report) {
         op->emitRemark("window kernel: one thread per output");
         if (std::string fused = fusion.describe(); !fused.empty())

@@ -84,29 +84,37 @@ static Operation *lastWriter(Operation *before,
   return nullptr;
 }
 
-/// Whether `op` writes +0.0 to every element of `buffer` (the buffer
+/// The constant `op` writes to every element of `buffer` (the buffer
 /// itself, not a view of it): a linalg.fill, or a linalg.map / generic
-/// without inputs that yields a zero constant. (-0.0 is not taken: a
-/// kernel's zero start and zero padding are +0.0.)
-static bool isZeroFillOf(Operation *op, Value buffer) {
+/// without inputs that yields a constant; else null.
+static FloatAttr fillValueOf(Operation *op, Value buffer) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
       linalgOp.getDpsInits()[0] != buffer)
-    return false;
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return matchPattern(fill.getDpsInputs()[0], m_PosZeroFloat());
+    return {};
+  FloatAttr value;
+  if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+    (void)matchPattern(fill.getDpsInputs()[0], m_Constant(&value));
+    return value;
+  }
   if (linalgOp.getNumDpsInputs() != 0 ||
       linalgOp.getNumParallelLoops() != linalgOp.getNumLoops() ||
       !linalgOp.getMatchingIndexingMap(&linalgOp->getOpOperand(0)).isIdentity())
-    return false;
+    return {};
   Block &body = linalgOp->getRegion(0).front();
-  Value yielded = body.getTerminator()->getOperand(0);
-  return matchPattern(yielded, m_PosZeroFloat());
+  (void)matchPattern(body.getTerminator()->getOperand(0), m_Constant(&value));
+  return value;
 }
 
-/// Whether `buffer` holds zero everywhere just before `at`.
-static bool isZeroBefore(Operation *at, Value buffer) {
-  return isZeroFillOf(lastWriter(at, aliasesOf(buffer)), buffer);
+/// +0.0 (-0.0 is not taken: a kernel's zero start and zero padding are
+/// +0.0).
+static bool isPosZero(FloatAttr value) {
+  return value && value.getValue().isPosZero();
+}
+
+/// The constant `buffer` holds everywhere just before `at`, or null.
+static FloatAttr valueBefore(Operation *at, Value buffer) {
+  return fillValueOf(lastWriter(at, aliasesOf(buffer)), buffer);
 }
 
 /// The users of `buffer` and its views, the views themselves aside.
@@ -121,8 +129,10 @@ static SmallVector<Operation *> usersOf(Value buffer) {
   return users.takeVector();
 }
 
-static std::optional<PaddedInput>
-analyzePadding(linalg::LinalgOp op, unsigned operand, GemmFusion &fusion) {
+static std::optional<PaddedInput> analyzePadding(linalg::LinalgOp op,
+                                                 unsigned operand,
+                                                 GemmFusion &fusion,
+                                                 bool anyConstant) {
   Value padded = op.getDpsInputs()[operand];
   auto alloc = padded.getDefiningOp<memref::AllocOp>();
   if (!alloc || !alloc.getType().hasStaticShape())
@@ -148,7 +158,8 @@ analyzePadding(linalg::LinalgOp op, unsigned operand, GemmFusion &fusion) {
     return std::nullopt;
   input.sizes.assign(sourceType.getShape().begin(),
                      sourceType.getShape().end());
-  if (!isZeroBefore(copy, padded))
+  input.value = valueBefore(copy, padded);
+  if (!input.value || (!anyConstant && !isPosZero(input.value)))
     return std::nullopt;
   // The source must still hold what was copied when the GEMM runs.
   auto sourceSet = aliasesOf(input.source);
@@ -266,7 +277,9 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   return generic;
 }
 
-Operation *findZeroStart(linalg::LinalgOp op) {
+/// The op that last wrote a constant (`value`) to all of `op`'s output (a
+/// fill, or a copy of a filled buffer) with no read of it since; else null.
+static Operation *findConstantStart(linalg::LinalgOp op, FloatAttr &value) {
   // The op that wrote the initial value goes away: nothing in between may
   // read what it wrote.
   Value out = op.getDpsInits()[0];
@@ -278,23 +291,34 @@ Operation *findZeroStart(linalg::LinalgOp op) {
        between = between->getNextNode())
     if (!isa<ViewLikeOpInterface>(between) && usesAny(between, outSet))
       return nullptr;
-  if (isZeroFillOf(writer, out))
+  if ((value = fillValueOf(writer, out)))
     return writer;
   auto copy = dyn_cast<memref::CopyOp>(writer);
-  if (copy && copy.getTarget() == out && isZeroBefore(copy, copy.getSource()))
+  if (copy && copy.getTarget() == out &&
+      (value = valueBefore(copy, copy.getSource())))
     return copy;
   return nullptr;
 }
 
-GemmFusion analyzeFusion(linalg::LinalgOp op) {
+Operation *findZeroStart(linalg::LinalgOp op) {
+  FloatAttr value;
+  Operation *start = findConstantStart(op, value);
+  return isPosZero(value) ? start : nullptr;
+}
+
+GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant) {
   GemmFusion fusion;
   for (unsigned operand = 0; operand < 2; ++operand)
-    fusion.padded[operand] = analyzePadding(op, operand, fusion);
+    fusion.padded[operand] = analyzePadding(op, operand, fusion, anyConstant);
 
   Value out = op.getDpsInits()[0];
-  if (Operation *zeroStart = findZeroStart(op)) {
+  FloatAttr start;
+  if (Operation *writer = findConstantStart(op, start);
+      writer && (anyConstant || isPosZero(start))) {
     fusion.zeroInit = true;
-    fusion.absorbed.push_back(zeroStart);
+    if (!isPosZero(start))
+      fusion.initValue = start;
+    fusion.absorbed.push_back(writer);
   }
 
   SmallVector<Value> reads;
@@ -356,12 +380,21 @@ void GemmFusion::eraseAbsorbed() {
 
 std::string GemmFusion::describe() const {
   SmallVector<std::string> parts;
+  auto text = [](FloatAttr value) {
+    SmallString<16> digits;
+    value.getValue().toString(digits);
+    return std::string(digits);
+  };
   for (unsigned operand = 0; operand < 2; ++operand)
     if (padded[operand])
       parts.push_back("input " + std::to_string(operand) +
-                      " read through its zero padding");
+                      " read through its " +
+                      (isPosZero(padded[operand]->value)
+                           ? std::string("zero padding")
+                           : "padding of " + text(padded[operand]->value)));
   if (zeroInit)
-    parts.push_back("zero initial value");
+    parts.push_back(initValue ? "initial value " + text(initValue)
+                              : std::string("zero initial value"));
   if (epilogue)
     parts.push_back(std::string("elementwise epilogue") +
                     (storeAccumulator ? " (the product stored too)" : ""));

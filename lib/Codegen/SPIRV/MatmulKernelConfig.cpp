@@ -81,6 +81,21 @@ bool isMultiplyAccumulate(Block &body) {
   return false;
 }
 
+bool isWindowReduction(Block &body) {
+  if (body.getNumArguments() != 3)
+    return false;
+  Operation *combiner = cast<linalg::YieldOp>(body.getTerminator())
+                            .getValues()[0]
+                            .getDefiningOp();
+  if (!isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp, arith::AddFOp>(
+          combiner) ||
+      combiner->getBlock() != &body)
+    return false;
+  Value acc = body.getArgument(2), a = body.getArgument(0);
+  return (combiner->getOperand(0) == acc && combiner->getOperand(1) == a) ||
+         (combiner->getOperand(0) == a && combiner->getOperand(1) == acc);
+}
+
 FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why) {
   auto fail = [&](StringRef reason) {
     why = reason.str();

@@ -99,6 +99,9 @@ struct GemmView {
 struct PaddedInput {
   Value source;
   SmallVector<int64_t> low, sizes;
+  /// What the padding holds: +0.0 for GEMMs; any constant for window
+  /// kernels (max pooling pads with -inf).
+  FloatAttr value;
 };
 
 /// The ops around a GEMM that its kernel absorbs (MatmulFusion.cpp), so
@@ -110,6 +113,9 @@ struct GemmFusion {
   /// The output starts as zero (a fill, or a copy of a zero-filled buffer,
   /// last wrote it): the accumulators start from zero, not from a load.
   bool zeroInit = false;
+  /// Window kernels: the constant the output starts from (max pooling's
+  /// -inf), which zeroInit then means; null for +0.0.
+  FloatAttr initValue;
   /// An elementwise linalg.generic right after the GEMM that reads its
   /// output at the same element: applied to each result before the store.
   linalg::GenericOp epilogue;
@@ -133,7 +139,9 @@ struct GemmFusion {
 Operation *findZeroStart(linalg::LinalgOp op);
 
 /// Finds what the kernel of `op` (an analyzed GEMM on buffers) can absorb.
-GemmFusion analyzeFusion(linalg::LinalgOp op);
+/// With `anyConstant` (window kernels, which substitute the values), the
+/// padding and the initial value may be any constant fill, else +0.0 only.
+GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant = false);
 
 /// Loads input `operand` of `op` at `indices` (the op's view of it); with
 /// padding, from the padded input's source, `ok` and-ed with whether the
@@ -167,6 +175,10 @@ void storeGemmValues(OpBuilder &b, Location loc, linalg::LinalgOp op,
 /// Whether `body` computes `acc + cast(a) * cast(b)` of its three arguments
 /// (casts optional), in floating point.
 bool isMultiplyAccumulate(Block &body);
+
+/// Whether `body` computes `max(acc, a)` or `acc + a` of its accumulator and
+/// first argument (max and sum pooling; the second, the window, unread).
+bool isWindowReduction(Block &body);
 
 /// The GEMM view of `op` if this pass maps it, else a reason.
 FailureOr<GemmView> analyze(linalg::LinalgOp op, std::string &why);

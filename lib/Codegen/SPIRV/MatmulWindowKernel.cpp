@@ -2,13 +2,13 @@
 //
 // Multiply-accumulate ops whose reduction is a small window per output (a
 // depthwise convolution: 3x3 to 7x7 taps of one channel) have no GEMM view
-// to tile. Each thread computes one output element with the window in
-// registers, and absorbs what a GEMM kernel absorbs (MatmulFusion.cpp): it
-// reads the unpadded input with a bounds check, starts from zero, and
-// applies the elementwise epilogue (batch norm, activation) before the
-// store. Left to convert-linalg-to-parallel-loops, such a convolution is
-// four or five dispatches: the padded copy's zero fill and copy, the
-// output's zero fill, the convolution and its epilogue.
+// to tile; nor have max and sum pooling. Each thread computes one output
+// element with the window in registers, and absorbs what a GEMM kernel absorbs
+// (MatmulFusion.cpp): it reads the unpadded input with a bounds check, starts
+// from zero, and applies the elementwise epilogue (batch norm, activation)
+// before the store. Left to convert-linalg-to-parallel-loops, such a
+// convolution is four or five dispatches: the padded copy's zero fill and copy,
+// the output's zero fill, the convolution and its epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,8 +26,9 @@ bool isWindowOp(linalg::LinalgOp op, std::string &why) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1)
     return fail("not a two-input op on buffers");
-  if (!isMultiplyAccumulate(op->getRegion(0).front()))
-    return fail("its body is not a multiply-accumulate");
+  Block &body = op->getRegion(0).front();
+  if (!isMultiplyAccumulate(body) && !isWindowReduction(body))
+    return fail("its body is not a multiply-accumulate, max or sum");
   auto out = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
   if (!out || !out.hasStaticShape() || !out.getLayout().isIdentity() ||
       !isa<FloatType>(out.getElementType()))
@@ -83,10 +84,13 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
       loops[dim.getPosition()] = outIndex[r];
 
   Type element = outType.getElementType();
-  Value zeroValue = arith::ConstantOp::create(tb, loc, tb.getZeroAttr(element));
-  Value init = fusion.zeroInit
-                   ? zeroValue
-                   : memref::LoadOp::create(tb, loc, out, outIndex).getResult();
+  Value init =
+      !fusion.zeroInit
+          ? memref::LoadOp::create(tb, loc, out, outIndex).getResult()
+      : fusion.initValue
+          ? arith::ConstantOp::create(tb, loc, fusion.initValue).getResult()
+          : arith::ConstantOp::create(tb, loc, tb.getZeroAttr(element))
+                .getResult();
 
   // The window: one loop per reduction dimension, the accumulator carried.
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -105,11 +109,13 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
             operandIndices(wb, loc, op, operand, loops, /*zero=*/Value());
         Value ok;
         Value value = loadGemmInput(wb, loc, op, fusion, operand, at, ok);
+        // Outside the input: what its padding held (zero, or max
+        // pooling's -inf).
         if (ok)
           value = arith::SelectOp::create(
               wb, loc, ok, value,
               arith::ConstantOp::create(wb, loc,
-                                        wb.getZeroAttr(value.getType())));
+                                        fusion.padded[operand]->value));
         mapping.map(opBody.getArgument(operand), value);
       }
       mapping.map(opBody.getArgument(2), acc);

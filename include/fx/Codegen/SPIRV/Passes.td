@@ -63,14 +63,17 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
 
     Convolutions without a GEMM view whose reduction is a window of at most
     64 iterations per output (a depthwise convolution: no loop indexes only
-    its filter) get a window kernel instead: one thread per output element
-    (neighbouring threads own neighbouring elements of the output), the
-    window's taps reduced in a register, absorbing padding, zero start and
-    epilogue as above.
+    its filter), and max and sum pooling, get a window kernel instead: one
+    thread per output element (neighbouring threads own neighbouring
+    elements of the output), the window's taps reduced in a register,
+    absorbing padding, constant start and epilogue as above. The padding
+    and the start may be any constant there (max pooling's -inf: the
+    kernel reads the constant outside the input): a 3x3 max pooling is one
+    kernel instead of four (resnet50 at batch 32 on an H200: 210 -> 47 us).
 
     Not mapped (they stay for `fx-map-parallel-loops-to-gpu`, one thread
-    per output element): dynamic sizes, integer ops, pooling (not a
-    multiply-accumulate), matrix-vector products of long reductions,
+    per output element): dynamic sizes, integer ops, matrix-vector products
+    of long reductions,
     reductions shorter than 8. With `report`, every contraction and
     convolution gets a remark: its GEMM sizes and tile, its window kernel,
     or why it was not mapped.
