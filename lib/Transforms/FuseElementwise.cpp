@@ -270,10 +270,9 @@ struct FuseElementwisePass
       SmallVector<linalg::TransposeOp> transposes;
       getOperation().walk([&](linalg::TransposeOp op) {
         Value result = op->getResult(0);
-        auto user = dyn_cast<linalg::GenericOp>(
+        auto user = dyn_cast_or_null<linalg::GenericOp>(
             result.hasOneUse() ? *result.getUsers().begin() : nullptr);
-        if (user && user.getNumReductionLoops() == 0 &&
-            !fx::isContractionLike(user))
+        if (user && user.getNumReductionLoops() == 0)
           transposes.push_back(op);
       });
       for (linalg::TransposeOp op : transposes) {

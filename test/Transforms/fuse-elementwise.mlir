@@ -180,3 +180,16 @@ func.func @permute_into_add(%x: tensor<1x4x5x8xf32>, %r: tensor<1x8x4x5xf32>) ->
   %1 = fx.add %0, %r : (tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>) -> tensor<1x8x4x5xf32>
   return %1 : tensor<1x8x4x5xf32>
 }
+
+// -----
+
+// A permute with two readers stays a transpose (fusing it into one reader
+// would compute it twice).
+// CHECK-LABEL: func.func @permute_two_readers
+// CHECK: linalg.transpose
+// CHECK: return
+func.func @permute_two_readers(%x: tensor<1x4x5x8xf32>, %r: tensor<1x8x4x5xf32>) -> (tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>) {
+  %0 = fx.permute %x {dims = array<i64: 0, 3, 1, 2>} : (tensor<1x4x5x8xf32>) -> tensor<1x8x4x5xf32>
+  %1 = fx.add %0, %r : (tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>) -> tensor<1x8x4x5xf32>
+  return %0, %1 : tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>
+}

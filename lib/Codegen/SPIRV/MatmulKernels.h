@@ -122,6 +122,13 @@ struct GemmFusion {
   /// Whether the GEMM's own output must still be written (something after
   /// the epilogue reads it); false when only the epilogue read it.
   bool storeAccumulator = true;
+  /// The location of the kernel of the op at `opLoc`: the op's and its
+  /// fused epilogue's, so that profiles name both.
+  Location kernelLocation(Location opLoc) const {
+    if (!epilogue)
+      return opLoc;
+    return FusedLoc::get(opLoc->getContext(), {opLoc, epilogue->getLoc()});
+  }
   /// Ops the kernel makes redundant, erased after it is built.
   SmallVector<Operation *> absorbed;
   /// Buffers that may be left unused by then (erased with their deallocs).
@@ -229,13 +236,7 @@ public:
   void buildSplitSum(OpBuilder &b, Value partial);
 
 private:
-  /// The location of the GEMM's kernel: the op's and its fused
-  /// epilogue's, so that profiles name both.
-  Location kernelLoc() const {
-    if (!fusion.epilogue)
-      return loc;
-    return FusedLoc::get(loc->getContext(), {loc, fusion.epilogue->getLoc()});
-  }
+  Location kernelLoc() const { return fusion.kernelLocation(loc); }
   Value cst(OpBuilder &b, int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   }

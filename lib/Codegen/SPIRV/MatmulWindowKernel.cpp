@@ -4,11 +4,13 @@
 // depthwise convolution: 3x3 to 7x7 taps of one channel) have no GEMM view
 // to tile; nor have max and sum pooling. Each thread computes one output
 // element with the window in registers, and absorbs what a GEMM kernel absorbs
-// (MatmulFusion.cpp): it reads the unpadded input with a bounds check, starts
-// from zero, and applies the elementwise epilogue (batch norm, activation)
-// before the store. Left to convert-linalg-to-parallel-loops, such a
-// convolution is four or five dispatches: the padded copy's zero fill and copy,
-// the output's zero fill, the convolution and its epilogue.
+// (MatmulFusion.cpp): it reads the unpadded input with a bounds check (the
+// padding's constant outside it), starts from the constant the output was
+// filled with (zero, or max pooling's -inf), and applies the elementwise
+// epilogue (batch norm, activation) before the store. Left to
+// convert-linalg-to-parallel-loops, such a convolution is four or five
+// dispatches: the padded copy's zero fill and copy, the output's zero fill, the
+// convolution and its epilogue.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,18 +60,14 @@ bool isWindowOp(linalg::LinalgOp op, std::string &why) {
 
 void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   Location loc = op.getLoc();
-  Location launchLoc =
-      fusion.epilogue
-          ? FusedLoc::get(op.getContext(), {loc, fusion.epilogue->getLoc()})
-          : loc;
   OpBuilder b(op);
   auto cst = [&](OpBuilder &builder, int64_t v) -> Value {
     return arith::ConstantIndexOp::create(builder, loc, v);
   };
   Value out = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(out.getType());
-  fx::ElementLaunch launch =
-      fx::createElementLaunch(b, launchLoc, outType.getNumElements(), kThreads);
+  fx::ElementLaunch launch = fx::createElementLaunch(
+      b, fusion.kernelLocation(loc), outType.getNumElements(), kThreads);
   OpBuilder &tb = launch.guarded;
   Value linear = launch.index;
 
