@@ -160,6 +160,14 @@ void fx::buildCPUPipeline(OpPassManager &pm,
       FXCPUPackConvolutionsOptions packing;
       packing.block = packedConvBlock(options);
       pm.addNestedPass<func::FuncOp>(createFXCPUPackConvolutions(packing));
+      // Matmuls by a weight read it in panels of their register tile's
+      // width.
+      FXCPUTileAndVectorizeOptions tiling = cpuTiling(options);
+      FXCPUPackMatmulsOptions panels;
+      panels.block = tiling.tileN;
+      panels.minRows = tiling.tileM;
+      panels.threads = options.threads;
+      pm.addNestedPass<func::FuncOp>(createFXCPUPackMatmuls(panels));
     }
     pm.addPass(createFXHoistParameterComputations());
     addCleanup(pm);

@@ -14,6 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Packing.h"
+
 #include "fx/Codegen/CPU/Passes.h"
 #include "fx/Transforms/LinalgUtils.h"
 
@@ -33,14 +35,7 @@ namespace mlir::fx {
 
 using namespace mlir;
 
-namespace {
-
-bool isMultipleOf(OpFoldResult ofr, int64_t block);
-
-/// True if `value` is a multiple of `block` whatever the iteration: a
-/// constant, a loop induction variable starting at and stepping by
-/// multiples, or a sum of such.
-bool isMultipleOf(Value value, int64_t block) {
+bool fx::cpu::isMultipleOf(Value value, int64_t block) {
   if (std::optional<int64_t> c = getConstantIntValue(value))
     return *c % block == 0;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
@@ -87,11 +82,14 @@ bool isMultipleOf(Value value, int64_t block) {
   return false;
 }
 
-bool isMultipleOf(OpFoldResult ofr, int64_t block) {
+bool fx::cpu::isMultipleOf(OpFoldResult ofr, int64_t block) {
   if (auto value = dyn_cast<Value>(ofr))
     return isMultipleOf(value, block);
   return cast<IntegerAttr>(cast<Attribute>(ofr)).getInt() % block == 0;
 }
+
+namespace {
+using fx::cpu::isMultipleOf;
 
 struct PackConvolutionsPass
     : public fx::impl::FXCPUPackConvolutionsBase<PackConvolutionsPass> {

@@ -161,3 +161,34 @@ func.func @linear_weight_transposed(%a0: tensor<2x20x40xf32>, %a1: tensor<36x40x
   %1 = fx.relu %0 : (tensor<2x20x36xf32>) -> tensor<2x20x36xf32>
   return %1 : tensor<2x20x36xf32>
 }
+
+// Parameter weights read in packed panels of the register tile's width
+// (fx-cpu-pack-matmuls; 32 columns with AVX-512, 16 with AVX2): 37 rows
+// (whole tiles and a remainder of rows), k = 300 in blocks of 100, a bias
+// and GELU fused into the region.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.gelu(F.linear(a0, a1, a2))
+func.func @linear_param_panels(%a0: tensor<37x300xf32>, %a1: tensor<96x300xf32> {fx.param = "w"}, %a2: tensor<96xf32> {fx.param = "b"}) -> tensor<37x96xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<37x300xf32>, tensor<96x300xf32>, tensor<96xf32>) -> tensor<37x96xf32>
+  %1 = fx.gelu %0 : (tensor<37x96xf32>) -> tensor<37x96xf32>
+  return %1 : tensor<37x96xf32>
+}
+
+// A [K, N] parameter without an epilogue (the panels shared among the
+// threads outside a dispatch region).
+// TOL: rtol=1e-4 atol=1e-4
+// REF: torch.mm(a0, a1)
+func.func @mm_param_panels(%a0: tensor<24x64xf32>, %a1: tensor<64x128xf32> {fx.param = "w"}) -> tensor<24x128xf32> {
+  %0 = fx.mm %a0, %a1 : (tensor<24x64xf32>, tensor<64x128xf32>) -> tensor<24x128xf32>
+  return %0 : tensor<24x128xf32>
+}
+
+// A dynamic batch of tokens through a parameter weight, then a ReLU.
+// TOL: rtol=1e-4 atol=1e-4
+// INPUT a0: np.random.default_rng(5).standard_normal((2, 19, 64))
+// REF: F.relu(F.linear(a0, a1, a2))
+func.func @linear_param_dynamic(%a0: tensor<?x19x64xf32>, %a1: tensor<128x64xf32> {fx.param = "w"}, %a2: tensor<128xf32> {fx.param = "b"}) -> tensor<?x19x128xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<?x19x64xf32>, tensor<128x64xf32>, tensor<128xf32>) -> tensor<?x19x128xf32>
+  %1 = fx.relu %0 : (tensor<?x19x128xf32>) -> tensor<?x19x128xf32>
+  return %1 : tensor<?x19x128xf32>
+}

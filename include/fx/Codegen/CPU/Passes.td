@@ -57,6 +57,62 @@ def FXCPUPackConvolutions : Pass<"fx-cpu-pack-convolutions",
   ];
 }
 
+def FXCPUPackMatmuls : Pass<"fx-cpu-pack-matmuls", "func::FuncOp"> {
+  let summary = "Compute matmuls by a weight from the weight packed in "
+                "panels of columns";
+  let description = [{
+    Runs after `fx-form-dispatch-regions`, before
+    `fx-hoist-parameter-computations`, which moves the packing into the
+    function run once per binding of the weights. A `linalg.matmul` of f32
+    `A [M, K]` by `B` (`[K, N]`, or `[N, K]` as `linear`'s weight is read),
+    where `B` is a parameter or a weight constant (through slices along its
+    columns at multiples of `block`, or a transpose), with at least
+    `min-rows` rows (or a dynamic count) and a multiple of `block` columns,
+    reads the weight packed as `[N / block][K][block]` (zero-padded to
+    whole panels):
+
+    * the weight is packed once by a `linalg.generic` at the top of the
+      function (after the constant, for a weight constant);
+    * the matmul becomes a loop over the panels of its columns, each a
+      `linalg.matmul` of `A` by one panel (`[K, block]`, contiguous) into
+      the output's columns of the panel. The loop is an `scf.for` inside a
+      dispatch region's loop (the region's thread split stays), an
+      `scf.forall` (the panels shared among `threads` threads) outside one.
+    * `k` is split into blocks of at most `k-block` (a divisor of `k`), so
+      that a panel's block stays in the L1 cache across the row tiles.
+
+    `fx-cpu-tile-and-vectorize` then tiles each panel's matmul into its
+    register tile (`block` must be its `tile-n`): per k step, one
+    contiguous row of the panel and a broadcast element per row of `A`. The
+    weight's rows are read in order, a panel stays in cache across the row
+    tiles, and no k step strides across rows of the weight (a `[K, N]`
+    weight read `N * 4` bytes apart per k step, a page apart at `N = 1024`;
+    an `[N, K]` one was computed as dot products, four rows of `A` per
+    load of the weight). This is BLIS's packed B panel (and the `N0 x K0`
+    inner tiles of `linalg.mmt4d` in IREE's data tiling) without packing
+    `A`, whose rows the tile reads in place.
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", /*default=*/"32",
+           "Columns per panel: the CPU's matmul register tile width (0: off)">,
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"8",
+           "Fewest (static) rows of a matmul worth packing its weight for">,
+    Option<"kBlock", "k-block", "int64_t", /*default=*/"128",
+           "Most k per block of a panel's matmul (the largest divisor of k "
+           "from half of it up; 0: the whole k)">,
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Threads sharing the panels of a matmul outside dispatch "
+           "regions (0: the host's hardware threads; 1: one)">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
 def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
                                  "func::FuncOp"> {
   let summary = "Tile linalg ops on tensors and vectorize the tiles for the CPU";
