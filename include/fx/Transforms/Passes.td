@@ -103,8 +103,11 @@ def FXPadInPlace : Pass<"fx-pad-in-place", "func::FuncOp"> {
     %r = linalg.generic ... outs(%s ...)
     %p = tensor.insert_slice %r into %f[0, 0, 1, 1] [1, 32, 112, 112] [1, 1, 1, 1]
     ```
-    One-shot bufferization then writes the producer straight into the padded
-    buffer (the extract/insert pair is in place): the pad no longer copies
+    The insertion is placed right after the producer, and the producer's
+    other readers (a residual connection) read the interior of `%p`
+    instead of `%r`. One-shot bufferization then writes the producer
+    straight into the padded buffer (the extract/insert pair is in place,
+    and nothing reads `%r` after the insertion): the pad no longer copies
     the tensor (before, a convolution's padded input cost a fill and a
     strided copy of the whole tensor). Since the producer's initial value
     was an empty tensor, no element of its result depends on it, so the
