@@ -186,6 +186,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   // Padded convolution inputs: their producers write the interior of the
   // padded buffer (no copy of every padded tensor).
   pm.addNestedPass<func::FuncOp>(createFXPadInPlace());
+  // Each op writing into a filled tensor fills its own (no copies of one
+  // shared filled buffer).
+  pm.addNestedPass<func::FuncOp>(createFXUnshareFills());
   // Tensors to buffers; internal buffers are freed by the ownership-based
   // deallocation.
   buildBufferizationStages(pm);

@@ -119,6 +119,25 @@ def FXPadInPlace : Pass<"fx-pad-in-place", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FXUnshareFills : Pass<"fx-unshare-fills", "func::FuncOp"> {
+  let summary = "Give each op that writes into a shared filled tensor a "
+                "fill of its own";
+  let description = [{
+    A tensor filled with a constant (a `linalg.fill` into an empty tensor,
+    or such a fill tiled into an `scf.forall`) that several ops write into
+    in place (the zero initial value of convolutions or matmuls, merged by
+    CSE) is filled again, right before each of them after the first, into
+    an empty tensor of its own. One-shot bufferization gave the shared
+    filled buffer to one writer and a copy of it to each other one: a
+    serial `memref.copy` of the whole tensor (ConvNeXt's 7x7 depthwise
+    convolutions, one per block), where a fill writes it once, in
+    parallel. Runs right before bufferization, after the last CSE, which
+    would merge the fills again.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
                 "except into contractions, and sibling reductions of one "
