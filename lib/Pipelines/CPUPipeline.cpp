@@ -44,6 +44,11 @@ void fx::buildFusionStages(OpPassManager &pm,
   if (options.fuseElementwise)
     fn.addPass(createFXFoldConvBatchNorm());
   fn.addPass(createConvertFXToLinalg());
+  // The CPU's patchify convolutions are matmuls (before fusion: their
+  // epilogues fuse into the matmul). The GPU's implicit-GEMM kernels take
+  // them as they are.
+  if (options.fuseElementwise && options.dispatchRegions)
+    fn.addPass(createFXPatchConvolutionsToMatmuls());
   addCleanup(pm);
   if (options.fuseElementwise) {
     // Elementwise chains fuse into single generics; dispatch regions then

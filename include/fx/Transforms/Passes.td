@@ -138,6 +138,37 @@ def FXUnshareFills : Pass<"fx-unshare-fills", "func::FuncOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FXPatchConvolutionsToMatmuls
+    : Pass<"fx-patch-convolutions-to-matmuls", "func::FuncOp"> {
+  let summary = "Compute convolutions of non-overlapping windows as a copy "
+                "of the patches and a matmul";
+  let description = [{
+    A `linalg.conv_2d_nchw_fchw` of one image whose stride equals its
+    window (larger than 1x1, no dilation): a "patchify" layer (ConvNeXt's
+    stem and downsampling layers, a ViT's patch embedding). Each input
+    pixel is in at most one window, so the patches, laid out
+    `[C][KH][KW][OH][OW]` by a copying `linalg.generic`, are no larger than
+    the input, and the convolution is the matmul of the filter
+    `[F, C * KH * KW]` by the patches `[C * KH * KW, OH * OW]` into the
+    output `[F, OH * OW]` (all views by collapse/expand_shape):
+
+    ```mlir
+    %y = linalg.conv_2d_nchw_fchw {strides = dense<2> ...}
+        ins(%x, %w : tensor<1x96x56x56xf32>, tensor<192x96x2x2xf32>) ...
+    ```
+    becomes a `linalg.generic` copy into `tensor<96x2x2x28x28xf32>` and a
+    `linalg.matmul` of `tensor<192x384xf32>` by `tensor<384x784xf32>`.
+
+    The CPU pipeline runs it before elementwise fusion, so that the bias
+    and what follows become the matmul's epilogue; the CPU's convolution
+    tiles (one output row by a block of channels, a broadcast input
+    element per FMA) ran these layers at a third of the matmul tiles'
+    rate.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
                 "except into contractions, and sibling reductions of one "

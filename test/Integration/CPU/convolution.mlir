@@ -157,3 +157,23 @@ func.func @conv2d_param_filter_alone(%a0: tensor<1x32x14x14xf32>, %a1: tensor<32
   %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x32x14x14xf32>, tensor<32x32x3x3xf32>) -> tensor<1x32x14x14xf32>
   return %0 : tensor<1x32x14x14xf32>
 }
+
+// Non-overlapping windows (stride = window, a patchify layer): the patches
+// are copied out and multiplied by the filter as a matmul
+// (fx-patch-convolutions-to-matmuls), bias and ReLU fused as its epilogue.
+// 2x2 windows over a 10x14 input (the last rows and columns of a 11x15
+// one unused), then 4x4 windows of 3 channels (ConvNeXt's stem).
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, a2, stride=2))
+func.func @conv2d_patchify(%a0: tensor<1x8x11x15xf32>, %a1: tensor<24x8x2x2xf32> {fx.param = "w"}, %a2: tensor<24xf32> {fx.param = "b"}) -> tensor<1x24x5x7xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x11x15xf32>, tensor<24x8x2x2xf32>, tensor<24xf32>) -> tensor<1x24x5x7xf32>
+  %1 = fx.relu %0 : (tensor<1x24x5x7xf32>) -> tensor<1x24x5x7xf32>
+  return %1 : tensor<1x24x5x7xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2, stride=4)
+func.func @conv2d_patchify_stem(%a0: tensor<1x3x32x32xf32>, %a1: tensor<16x3x4x4xf32>, %a2: tensor<16xf32>) -> tensor<1x16x8x8xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 4, 4>} : (tensor<1x3x32x32xf32>, tensor<16x3x4x4xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+  return %0 : tensor<1x16x8x8xf32>
+}
