@@ -175,3 +175,13 @@ bool fx::isPointwiseConvolution(linalg::LinalgOp op) {
   return llvm::all_of(conv.getStrides().getValues<int64_t>(),
                       [](int64_t s) { return s == 1; });
 }
+
+SmallVector<AffineMap> fx::matmulIndexingMaps(MLIRContext *ctx,
+                                              bool transposedB) {
+  AffineExpr m, n, k;
+  bindDims(ctx, m, n, k);
+  return {AffineMap::get(3, 0, {m, k}, ctx),
+          transposedB ? AffineMap::get(3, 0, {n, k}, ctx)
+                      : AffineMap::get(3, 0, {k, n}, ctx),
+          AffineMap::get(3, 0, {m, n}, ctx)};
+}

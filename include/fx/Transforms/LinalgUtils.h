@@ -65,6 +65,10 @@ getDotContraction(linalg::LinalgOp op, int64_t minK);
 /// whole vectors; dispatch regions give it tiles of whole rows.
 bool isPointwiseConvolution(linalg::LinalgOp op);
 
+/// The indexing maps (m, n, k) of C[M, N] += A[M, K] * B, with B as
+/// [K, N], or as [N, K] (`linear`'s weight) when `transposedB`.
+SmallVector<AffineMap> matmulIndexingMaps(MLIRContext *ctx, bool transposedB);
+
 /// A constant tensor holding weights (a model imported with frozen
 /// weights): not a splat, at least 1024 elements. Computations on it are
 /// prepared once, like those on parameters.

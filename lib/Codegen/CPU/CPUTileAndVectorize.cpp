@@ -31,17 +31,6 @@ using namespace mlir;
 
 namespace {
 
-/// The indexing maps (m, n, k) of C[M, N] += A[M, K] * B, with B as
-/// [K, N], or as [N, K] (`linear`'s weight) when `transposedB`.
-static SmallVector<AffineMap> matmulMaps(MLIRContext *ctx, bool transposedB) {
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  return {AffineMap::get(3, 0, {m, k}, ctx),
-          transposedB ? AffineMap::get(3, 0, {n, k}, ctx)
-                      : AffineMap::get(3, 0, {k, n}, ctx),
-          AffineMap::get(3, 0, {m, n}, ctx)};
-}
-
 /// Rewrites `vector.contract` of a row-major matmul tile, (m, k) x (k, n) ->
 /// (m, n) with a static k, as k `vector.outerproduct`s of a column of the lhs
 /// and a row of the rhs: the register-blocked update the tile sizes are
@@ -53,7 +42,7 @@ struct MatmulContractToOuterProduct
   LogicalResult matchAndRewrite(vector::ContractionOp op,
                                 PatternRewriter &rewriter) const override {
     SmallVector<AffineMap> expected =
-        matmulMaps(op.getContext(), /*transposedB=*/false);
+        fx::matmulIndexingMaps(op.getContext(), /*transposedB=*/false);
     if (op.getIndexingMapsArray() != ArrayRef<AffineMap>(expected) ||
         op.getKind() != vector::CombiningKind::ADD)
       return rewriter.notifyMatchFailure(op, "not a row-major matmul tile");
@@ -708,7 +697,8 @@ struct CPUTileAndVectorizePass
         onePixel ? ValueRange{input, filter} : ValueRange{filter, input}, init);
     if (onePixel)
       matmul.setIndexingMapsAttr(rewriter.getAffineMapArrayAttr(
-          matmulMaps(rewriter.getContext(), /*transposedB=*/true)));
+          fx::matmulIndexingMaps(rewriter.getContext(),
+                                 /*transposedB=*/true)));
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
         conv, outputType, matmul.getResult(0), image);
   }

@@ -46,16 +46,6 @@ struct Candidate {
   SmallVector<OpFoldResult> offsets;
 };
 
-/// The (m, n, k) maps of C[M, N] += A[M, K] * B, with B [K, N] or [N, K].
-SmallVector<AffineMap> matmulMaps(MLIRContext *ctx, bool nk) {
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  return {AffineMap::get(3, 0, {m, k}, ctx),
-          nk ? AffineMap::get(3, 0, {n, k}, ctx)
-             : AffineMap::get(3, 0, {k, n}, ctx),
-          AffineMap::get(3, 0, {m, n}, ctx)};
-}
-
 struct PackMatmulsPass
     : public fx::impl::FXCPUPackMatmulsBase<PackMatmulsPass> {
   using Base::Base;
@@ -81,9 +71,9 @@ struct PackMatmulsPass
     MLIRContext *ctx = op.getContext();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     bool nk;
-    if (maps == matmulMaps(ctx, /*nk=*/false))
+    if (maps == fx::matmulIndexingMaps(ctx, /*transposedB=*/false))
       nk = false;
-    else if (maps == matmulMaps(ctx, /*nk=*/true))
+    else if (maps == fx::matmulIndexingMaps(ctx, /*transposedB=*/true))
       nk = true;
     else
       return std::nullopt;
