@@ -425,30 +425,47 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
   return memref::LoadOp::create(b, loc, padded->source, inner);
 }
 
+SmallVector<Value> loadGemmEpilogueInputs(OpBuilder &b, Location loc,
+                                          linalg::LinalgOp op,
+                                          const GemmFusion &fusion,
+                                          ArrayRef<Value> indices) {
+  SmallVector<Value> loaded;
+  linalg::GenericOp epilogue = fusion.epilogue;
+  if (!epilogue)
+    return loaded;
+  Value out = op.getDpsInits()[0];
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (input->get() == out && map.isIdentity()) {
+      loaded.push_back(Value());
+      continue;
+    }
+    SmallVector<Value> at =
+        operandIndices(b, loc, epilogue, input->getOperandNumber(), indices,
+                       /*zero=*/Value());
+    loaded.push_back(memref::LoadOp::create(b, loc, input->get(), at));
+  }
+  return loaded;
+}
+
 GemmResult computeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
                              const GemmFusion &fusion, Value acc,
-                             ArrayRef<Value> indices) {
+                             ArrayRef<Value> indices,
+                             ArrayRef<Value> loadedInputs) {
   GemmResult result{acc, Value()};
   linalg::GenericOp epilogue = fusion.epilogue;
   if (!epilogue)
     return result;
   // The epilogue's loops are the output's indices (its map of the output
   // and of its own result are identities).
-  Value out = op.getDpsInits()[0];
+  SmallVector<Value> loaded(loadedInputs);
+  if (loaded.empty())
+    loaded = loadGemmEpilogueInputs(b, loc, op, fusion, indices);
   Block &body = epilogue.getRegion().front();
   IRMapping mapping;
-  for (OpOperand *input : epilogue.getDpsInputOperands()) {
-    BlockArgument arg = body.getArgument(input->getOperandNumber());
-    AffineMap map = epilogue.getMatchingIndexingMap(input);
-    if (input->get() == out && map.isIdentity()) {
-      mapping.map(arg, acc);
-      continue;
-    }
-    SmallVector<Value> at =
-        operandIndices(b, loc, epilogue, input->getOperandNumber(), indices,
-                       /*zero=*/Value());
-    mapping.map(arg, memref::LoadOp::create(b, loc, input->get(), at));
-  }
+  for (auto [input, value] : llvm::zip(epilogue.getDpsInputOperands(), loaded))
+    mapping.map(body.getArgument(input->getOperandNumber()),
+                value ? value : acc);
   for (Operation &bodyOp : body.without_terminator())
     b.clone(bodyOp, mapping);
   result.epilogue =

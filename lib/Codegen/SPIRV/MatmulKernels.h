@@ -174,7 +174,16 @@ struct GemmResult {
 };
 GemmResult computeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
                              const GemmFusion &fusion, Value acc,
-                             ArrayRef<Value> indices);
+                             ArrayRef<Value> indices,
+                             ArrayRef<Value> loadedInputs = {});
+/// The epilogue's inputs other than the accumulator at `indices` (one
+/// value per epilogue input, null for the accumulator), for
+/// computeGemmResult's `loadedInputs`: loaded ahead, their latency hides
+/// behind other work.
+SmallVector<Value> loadGemmEpilogueInputs(OpBuilder &b, Location loc,
+                                          linalg::LinalgOp op,
+                                          const GemmFusion &fusion,
+                                          ArrayRef<Value> indices);
 void storeGemmValues(OpBuilder &b, Location loc, linalg::LinalgOp op,
                      const GemmFusion &fusion, const GemmResult &result,
                      ArrayRef<Value> indices);
