@@ -223,8 +223,13 @@ struct PackMatmulsPass
           break;
         }
 
-    // One panel's matmul into `acc`'s columns of panel `p`.
-    auto panelProduct = [&](OpBuilder &pb, Value p, Value acc) -> Value {
+    // One panel's matmul into `acc`'s columns of panel `p`, and where
+    // those columns are in `acc`.
+    struct PanelProduct {
+      Value product;
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+    };
+    auto panelProduct = [&](OpBuilder &pb, Value p, Value acc) {
       OpFoldResult panel = affine::makeComposedFoldedAffineApply(
           pb, loc, getAffineSymbolExpr(0, ctx) + getAffineSymbolExpr(1, ctx),
           {firstPanel, p});
@@ -236,16 +241,19 @@ struct PackMatmulsPass
           SmallVector<OpFoldResult>(3, pb.getIndexAttr(1)));
       OpFoldResult column = affine::makeComposedFoldedAffineApply(
           pb, loc, getAffineSymbolExpr(0, ctx) * block, {OpFoldResult(p)});
-      SmallVector<OpFoldResult> offsets = {pb.getIndexAttr(0), column};
-      SmallVector<OpFoldResult> sizes = {rows, pb.getIndexAttr(block)};
-      SmallVector<OpFoldResult> strides(2, pb.getIndexAttr(1));
-      Value out =
-          tensor::ExtractSliceOp::create(pb, loc, acc, offsets, sizes, strides);
-      if (chunk == k)
-        return linalg::MatmulOp::create(pb, loc, out.getType(),
-                                        ValueRange{a, weightPanel},
-                                        ValueRange{out})
-            .getResult(0);
+      PanelProduct result{Value(),
+                          {pb.getIndexAttr(0), column},
+                          {rows, pb.getIndexAttr(block)},
+                          SmallVector<OpFoldResult>(2, pb.getIndexAttr(1))};
+      Value out = tensor::ExtractSliceOp::create(pb, loc, acc, result.offsets,
+                                                 result.sizes, result.strides);
+      if (chunk == k) {
+        result.product = linalg::MatmulOp::create(pb, loc, out.getType(),
+                                                  ValueRange{a, weightPanel},
+                                                  ValueRange{out})
+                             .getResult(0);
+        return result;
+      }
       // Blocks of k: the panel's block stays in the L1 cache across the
       // rows' tiles.
       auto kLoop = scf::ForOp::create(
@@ -269,29 +277,25 @@ struct PackMatmulsPass
                                            ValueRange{partial})
                       .getResult(0);
       scf::YieldOp::create(kb, loc, sum);
-      return kLoop.getResult(0);
+      result.product = kLoop.getResult(0);
+      return result;
     };
 
-    Value c0 = arith::ConstantIndexOp::create(b, loc, 0);
-    Value cPanels = arith::ConstantIndexOp::create(b, loc, panels);
+    // (Loop bodies are built once the loop exists: affine.apply folding
+    // looks at the induction variable's owner.)
     Value result;
     if (op->getParentOfType<LoopLikeOpInterface>()) {
       // Inside a dispatch region's loop: the panels in order.
-      // (The body is built once the loop exists: affine.apply folding looks
-      // at the induction variable's owner.)
-      auto loop = scf::ForOp::create(b, loc, c0, cPanels,
-                                     arith::ConstantIndexOp::create(b, loc, 1),
-                                     ValueRange{init});
+      auto loop = scf::ForOp::create(
+          b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+          arith::ConstantIndexOp::create(b, loc, panels),
+          arith::ConstantIndexOp::create(b, loc, 1), ValueRange{init});
       OpBuilder lb = OpBuilder::atBlockEnd(loop.getBody());
-      Value p = loop.getInductionVar(), acc = loop.getRegionIterArgs()[0];
-      Value product = panelProduct(lb, p, acc);
-      OpFoldResult column = affine::makeComposedFoldedAffineApply(
-          lb, loc, getAffineSymbolExpr(0, ctx) * block, {OpFoldResult(p)});
-      Value next = tensor::InsertSliceOp::create(
-          lb, loc, product, acc,
-          ArrayRef<OpFoldResult>{lb.getIndexAttr(0), column},
-          ArrayRef<OpFoldResult>{rows, lb.getIndexAttr(block)},
-          ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+      Value acc = loop.getRegionIterArgs()[0];
+      PanelProduct panel = panelProduct(lb, loop.getInductionVar(), acc);
+      Value next = tensor::InsertSliceOp::create(lb, loc, panel.product, acc,
+                                                 panel.offsets, panel.sizes,
+                                                 panel.strides);
       scf::YieldOp::create(lb, loc, next);
       result = loop.getResult(0);
     } else {
@@ -300,16 +304,12 @@ struct PackMatmulsPass
           b, loc, ArrayRef<OpFoldResult>{b.getIndexAttr(panels)},
           ValueRange{init}, std::nullopt);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
-      Value p = loop.getInductionVars()[0];
-      Value product = panelProduct(lb, p, loop.getRegionIterArgs()[0]);
-      OpFoldResult column = affine::makeComposedFoldedAffineApply(
-          lb, loc, getAffineSymbolExpr(0, ctx) * block, {OpFoldResult(p)});
+      Value acc = loop.getRegionIterArgs()[0];
+      PanelProduct panel = panelProduct(lb, loop.getInductionVars()[0], acc);
       lb.setInsertionPointToStart(loop.getTerminator().getBody());
-      tensor::ParallelInsertSliceOp::create(
-          lb, loc, product, loop.getRegionIterArgs()[0],
-          ArrayRef<OpFoldResult>{lb.getIndexAttr(0), column},
-          ArrayRef<OpFoldResult>{rows, lb.getIndexAttr(block)},
-          ArrayRef<OpFoldResult>{lb.getIndexAttr(1), lb.getIndexAttr(1)});
+      tensor::ParallelInsertSliceOp::create(lb, loc, panel.product, acc,
+                                            panel.offsets, panel.sizes,
+                                            panel.strides);
       result = loop.getResult(0);
     }
     op.getResult(0).replaceAllUsesWith(result);
