@@ -79,6 +79,9 @@ void fx::buildFusionStages(OpPassManager &pm,
 }
 
 void fx::buildBufferizationStages(OpPassManager &pm) {
+  // Concatenations become views of one buffer their parts are computed
+  // into.
+  pm.addNestedPass<func::FuncOp>(createFXConcatInPlace());
   // Inputs and parameters are the caller's: never written in place.
   pm.addPass(createFXMarkInputsReadOnly());
   // Every result its own buffer (each becomes an out-parameter).

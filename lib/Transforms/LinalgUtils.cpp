@@ -5,7 +5,11 @@
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -184,4 +188,29 @@ SmallVector<AffineMap> fx::matmulIndexingMaps(MLIRContext *ctx,
           transposedB ? AffineMap::get(3, 0, {n, k}, ctx)
                       : AffineMap::get(3, 0, {k, n}, ctx),
           AffineMap::get(3, 0, {m, n}, ctx)};
+}
+
+bool fx::isConstantFill(Operation *op) {
+  auto isConstantOrEmpty = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    return def && (def->hasTrait<OpTrait::ConstantLike>() ||
+                   isa<tensor::EmptyOp>(def));
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.hasPureTensorSemantics() &&
+           llvm::all_of(fill->getOperands(), isConstantOrEmpty);
+  if (!isa<scf::ForallOp, scf::ForOp>(op) ||
+      !llvm::all_of(op->getOperands(), isConstantOrEmpty))
+    return false;
+  llvm::SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegion(0), captured);
+  if (!llvm::all_of(captured, isConstantOrEmpty))
+    return false;
+  WalkResult result = op->getRegion(0).walk([](Operation *inner) {
+    if (isa<tensor::ParallelInsertSliceOp, scf::InParallelOp>(inner) ||
+        isMemoryEffectFree(inner))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
 }

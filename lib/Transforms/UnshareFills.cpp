@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,36 +23,6 @@ namespace mlir::fx {
 using namespace mlir;
 
 namespace {
-
-/// True if `op` computes a tensor from constants alone into empty tensors:
-/// a linalg.fill of a constant, or a loop nest of them (a fill tiled by the
-/// CPU tiling into an scf.forall or scf.for: its operands and the values it
-/// captures are constants or empty tensors, and nothing inside has memory
-/// effects).
-bool isConstantFill(Operation *op) {
-  auto isConstantOrEmpty = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    return def && (def->hasTrait<OpTrait::ConstantLike>() ||
-                   isa<tensor::EmptyOp>(def));
-  };
-  if (auto fill = dyn_cast<linalg::FillOp>(op))
-    return fill.hasPureTensorSemantics() &&
-           llvm::all_of(fill->getOperands(), isConstantOrEmpty);
-  if (!isa<scf::ForallOp, scf::ForOp>(op) ||
-      !llvm::all_of(op->getOperands(), isConstantOrEmpty))
-    return false;
-  llvm::SetVector<Value> captured;
-  getUsedValuesDefinedAbove(op->getRegion(0), captured);
-  if (!llvm::all_of(captured, isConstantOrEmpty))
-    return false;
-  WalkResult result = op->getRegion(0).walk([](Operation *inner) {
-    if (isa<tensor::ParallelInsertSliceOp, scf::InParallelOp>(inner) ||
-        isMemoryEffectFree(inner))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return !result.wasInterrupted();
-}
 
 /// True if `use` is written in place by its owner when bufferized: the
 /// init of a destination-style op, the shared output of an scf.forall or
@@ -80,7 +51,8 @@ struct UnshareFillsPass
     getOperation().walk<WalkOrder::PreOrder>(
         [&](Operation *op) { order[op] = order.size(); });
     getOperation().walk([&](Operation *op) {
-      if (op->getNumResults() == 1 && !op->hasOneUse() && isConstantFill(op))
+      if (op->getNumResults() == 1 && !op->hasOneUse() &&
+          fx::isConstantFill(op))
         fills.push_back(op);
     });
     OpBuilder b(&getContext());

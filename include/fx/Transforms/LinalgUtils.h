@@ -85,6 +85,13 @@ struct StaticConvTypes {
 };
 std::optional<StaticConvTypes> getStaticConvTypes(linalg::LinalgOp conv);
 
+/// True if `op` computes a tensor from constants alone into empty tensors:
+/// a linalg.fill of a constant, or a loop nest of them (a fill tiled by the
+/// CPU tiling into an scf.forall or scf.for: its operands and the values it
+/// captures are constants or empty tensors, and nothing inside has memory
+/// effects).
+bool isConstantFill(Operation *op);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H

@@ -80,6 +80,49 @@ def FXHoistParameterComputations
   }];
 }
 
+def FXConcatInPlace : Pass<"fx-concat-in-place", "func::FuncOp"> {
+  let summary = "Concatenate in place: one tensor for a concatenation and "
+                "those of its leading parts, written by the parts' producers";
+  let description = [{
+    A concatenation (convert-fx-to-linalg's chain of `tensor.insert_slice`
+    ops into a `tensor.empty`, the parts whole slabs along one dimension)
+    and the concatenations of its leading parts (DenseNet: each layer of a
+    dense block reads `cat([x, f1, ..., fk])`, the next one
+    `cat([x, f1, ..., fk, fk+1])`) become one chain of insertions into one
+    tensor, each part inserted right after it is computed, and each
+    concatenation a slice of the chain where it was:
+
+    ```mlir
+    %e = tensor.empty() : tensor<2x24x8x8xf32>
+    %a = tensor.insert_slice %x into %e[0, 0, 0, 0] [2, 16, 8, 8] [1, 1, 1, 1]
+    %cat = tensor.insert_slice %f into %a[0, 16, 0, 0] [2, 8, 8, 8] [1, 1, 1, 1]
+    ```
+    with `%f = linalg.conv_2d_nchw_fchw ... outs(%zero)`, `%zero` a fill
+    of an empty tensor, becomes
+    ```mlir
+    %t = tensor.empty() : tensor<2x32x8x8xf32>   // the largest member
+    %t1 = tensor.insert_slice %x into %t[0, 0, 0, 0] [2, 16, 8, 8] [1, 1, 1, 1]
+    ...
+    %s = tensor.extract_slice %t1[0, 16, 0, 0] [2, 8, 8, 8] [1, 1, 1, 1]
+    %z = linalg.fill ins(%cst) outs(%s)
+    %f = linalg.conv_2d_nchw_fchw ... outs(%z)
+    %t2 = tensor.insert_slice %f into %t1[0, 16, 0, 0] [2, 8, 8, 8] [1, 1, 1, 1]
+    %cat = tensor.extract_slice %t2[0, 0, 0, 0] [2, 24, 8, 8] [1, 1, 1, 1]
+    ```
+    A part's producer (a linalg op, or a dispatch region's loops) whose
+    initial value was an empty tensor or a constant fill of one computes
+    into its slab of the chain instead; one-shot bufferization then writes
+    it there in place, and the concatenations are views of one buffer: no
+    copies. Other parts (function arguments, values read in place
+    elsewhere) are copied into their slab once per family, not once per
+    concatenation (DenseNet-121 copied each layer's output into every
+    later layer's input: 593 copy kernels on Vulkan). Runs right before
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXPadInPlace : Pass<"fx-pad-in-place", "func::FuncOp"> {
   let summary = "Compute padded tensors' interiors where the padding lives";
   let description = [{

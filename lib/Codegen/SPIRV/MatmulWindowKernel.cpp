@@ -31,8 +31,12 @@ bool isWindowOp(linalg::LinalgOp op, std::string &why) {
   Block &body = op->getRegion(0).front();
   if (!isMultiplyAccumulate(body) && !isWindowReduction(body))
     return fail("its body is not a multiply-accumulate, max or sum");
+  // The output may be a view (a slab of a concatenation, fx-concat-in-place):
+  // each thread stores through its indices.
   auto out = dyn_cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (!out || !out.hasStaticShape() || !out.getLayout().isIdentity() ||
+  if (!out || !out.hasStaticShape() ||
+      !(out.getLayout().isIdentity() ||
+        isa<StridedLayoutAttr>(out.getLayout())) ||
       !isa<FloatType>(out.getElementType()))
     return fail("its output is not a static floating-point buffer");
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();

@@ -131,3 +131,49 @@ def logsumexp_inf_rows():
     x[2, 3] = float("inf")
     x[3, :5] = float("-inf")
     return f, (x,)
+
+
+def dense_block():
+    # A DenseNet block: every layer reads the concatenation of the block's
+    # input and all earlier layers' outputs (fx-concat-in-place makes them
+    # views of one buffer the layers write into), then a transition.
+    class Layer(nn.Module):
+        def __init__(self, channels, growth):
+            super().__init__()
+            self.norm1 = nn.BatchNorm2d(channels)
+            self.conv1 = nn.Conv2d(channels, 4 * growth, 1, bias=False)
+            self.norm2 = nn.BatchNorm2d(4 * growth)
+            self.conv2 = nn.Conv2d(4 * growth, growth, 3, padding=1, bias=False)
+
+        def forward(self, features):
+            x = torch.cat(features, 1)
+            x = self.conv1(torch.relu(self.norm1(x)))
+            return self.conv2(torch.relu(self.norm2(x)))
+
+    class Block(nn.Module):
+        def __init__(self, channels=16, growth=8, layers=4):
+            super().__init__()
+            self.stem = nn.Conv2d(3, channels, 3, padding=1)
+            self.layers = nn.ModuleList(
+                Layer(channels + i * growth, growth) for i in range(layers))
+            self.norm = nn.BatchNorm2d(channels + layers * growth)
+
+        def forward(self, x):
+            # The block's input is a max pooling's output (written into
+            # the concatenation's first slab).
+            features = [nn.functional.max_pool2d(torch.relu(self.stem(x)), 3, 2, 1)]
+            for layer in self.layers:
+                features.append(layer(features))
+            x = torch.relu(self.norm(torch.cat(features, 1)))
+            return nn.functional.avg_pool2d(x, 2)
+
+    gen = torch.Generator().manual_seed(7)
+    block = Block()
+    with torch.no_grad():
+        for module in block.modules():
+            if isinstance(module, nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.5, 0.5, generator=gen)
+                module.running_var.uniform_(0.5, 1.5, generator=gen)
+                module.weight.uniform_(0.5, 1.5, generator=gen)
+                module.bias.uniform_(-0.5, 0.5, generator=gen)
+    return block.eval(), (torch.randn(2, 3, 16, 16, generator=gen),)
