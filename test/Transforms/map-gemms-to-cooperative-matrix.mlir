@@ -87,6 +87,68 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
 
 // -----
 
+// DenseNet's pre-activation: a batch norm and ReLU (an elementwise
+// generic, per-channel scale and shift) compute a 1x1 convolution's input
+// into a buffer of its own that nothing else reads. The input packing
+// kernel computes each element from the generic's inputs as it reads it:
+// the generic and its buffer are gone.
+// HIGH-LABEL: func.func @prologue
+//   HIGH-NOT: memref.alloc() : memref<16x256x32x32xf32>
+//       HIGH: gpu.launch
+//       HIGH: memref.load %{{.*}} : memref<16x256x32x32xf32>
+//       HIGH: memref.load %{{.*}} : memref<256xf32>
+//       HIGH: arith.mulf
+//       HIGH: arith.maximumf
+//       HIGH: gpu.barrier
+//   HIGH-NOT: linalg.generic
+//       HIGH: return
+func.func @prologue(%x: memref<16x256x32x32xf32>, %scale: memref<256xf32>, %w: memref<64x256x1x1xf32>, %out: memref<16x64x32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %act = memref.alloc() : memref<16x256x32x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %scale : memref<16x256x32x32xf32>, memref<256xf32>) outs(%act : memref<16x256x32x32xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    %r = arith.maximumf %m, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%out : memref<16x64x32x32xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x256 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs, zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%act, %w : memref<16x256x32x32xf32>, memref<64x256x1x1xf32>) outs(%out : memref<16x64x32x32xf32>)
+  memref.dealloc %act : memref<16x256x32x32xf32>
+  return
+}
+
+// -----
+
+// EfficientNet's squeeze-and-excitation scaling before a 1x1 projection:
+// not repacked (115M multiply-accumulates), the GEMM's staging loads
+// compute the product per element.
+// HIGH-LABEL: func.func @unpacked_prologue
+//   HIGH-NOT: memref.alloc() : memref<1x576x56x56xf32>
+//       HIGH: gpu.launch
+//       HIGH: memref.load %{{.*}} : memref<1x576x56x56xf32>
+//       HIGH: memref.load %{{.*}} : memref<1x576x1x1xf32>
+//       HIGH: arith.mulf
+//   HIGH-NOT: linalg.generic
+//       HIGH: return
+func.func @unpacked_prologue(%x: memref<1x576x56x56xf32>, %se: memref<1x576x1x1xf32>, %w: memref<64x576x1x1xf32>, %out: memref<1x64x56x56xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %act = memref.alloc() : memref<1x576x56x56xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %se : memref<1x576x56x56xf32>, memref<1x576x1x1xf32>) outs(%act : memref<1x576x56x56xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x64x56x56xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x3136x576 on bf16x3 fragments, 64x64 tiles, k step 16, k split 6 ways}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs, zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%act, %w : memref<1x576x56x56xf32>, memref<64x576x1x1xf32>) outs(%out : memref<1x64x56x56xf32>)
+  return
+}
+
+// -----
+
 // A convolution of 42M multiply-accumulates (9 images of 8 channels):
 // below packed-conv-min-macs, the GEMM reads its operands as they are.
 // MEDIUM: remark: cooperative-matrix GEMM: 64x9216x72 on bf16 fragments, 64x64 tiles, k step 32{{$}}

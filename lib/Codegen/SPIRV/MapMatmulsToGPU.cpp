@@ -117,6 +117,13 @@ struct MapMatmulsToGPUPass
         config = chooseCoopGemm(op, view, *parsedPrecision,
                                 bf16CooperativeMatrix, packedConvMinMacs, why);
       if (succeeded(config)) {
+        // The kernel (or its input packing kernel) computes an elementwise
+        // producer of a convolution's input (DenseNet's batch norm and ReLU
+        // before each convolution, EfficientNet's squeeze-and-excitation
+        // scaling) as it reads the input, in place of a kernel of its own.
+        if (linalg::isaConvolutionOpInterface(op) &&
+            absorbInputPrologue(op, 0, fusion))
+          fused = fusion.describe();
         if (report) {
           const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
                                  ? "f16"

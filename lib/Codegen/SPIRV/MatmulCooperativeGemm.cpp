@@ -519,7 +519,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     AffineMap map = op.getIndexingMapsArray()[st.operand];
     // Views (a collapse_shape of the batch into rows) stay in the kernel,
     // where fold-memref-alias-ops folds them into the indices.
-    if (config.packedConv || !st.alongK || fusion.padded[st.operand] || !type ||
+    if (config.packedConv || !st.alongK || fusion.padded[st.operand] ||
+        fusion.prologue[st.operand] || !type ||
         input.getDefiningOp<ViewLikeOpInterface>() || !type.hasStaticShape() ||
         !type.getLayout().isIdentity() || map.getNumResults() < reductionRank)
       continue;

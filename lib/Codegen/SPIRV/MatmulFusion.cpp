@@ -354,6 +354,9 @@ void GemmFusion::eraseAbsorbed() {
     op->erase();
   if (epilogue)
     epilogue->erase();
+  for (linalg::GenericOp generic : prologue)
+    if (generic)
+      generic->erase();
   for (Value buffer : maybeDead) {
     auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     if (!alloc)
@@ -392,6 +395,10 @@ std::string GemmFusion::describe() const {
                       (isPosZero(padded[operand]->value)
                            ? std::string("zero padding")
                            : "padding of " + text(padded[operand]->value)));
+  for (unsigned operand = 0; operand < 2; ++operand)
+    if (prologue[operand])
+      parts.push_back("input " + std::to_string(operand) +
+                      " computed from its elementwise producer's inputs");
   if (zeroInit)
     parts.push_back(initValue ? "initial value " + text(initValue)
                               : std::string("zero initial value"));
@@ -401,9 +408,71 @@ std::string GemmFusion::describe() const {
   return llvm::join(parts, ", ");
 }
 
+bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
+                         GemmFusion &fusion) {
+  if (fusion.padded[operand] || fusion.prologue[operand])
+    return false;
+  Value input = op.getDpsInputs()[operand];
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape())
+    return false;
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(
+      lastWriter(op.getOperation(), aliasesOf(input)));
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != input ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getIndexingMapsArray().back().isIdentity() ||
+      llvm::any_of(generic.getRegionOutputArgs(),
+                   [](BlockArgument arg) { return !arg.use_empty(); }))
+    return false;
+  for (Operation &bodyOp : generic.getRegion().front().without_terminator())
+    if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
+      return false;
+  // Nothing else reads what it wrote.
+  if (!llvm::all_of(usersOf(input), [&](Operation *user) {
+        return user == generic.getOperation() || user == op.getOperation() ||
+               isa<memref::DeallocOp>(user);
+      }))
+    return false;
+  // Its inputs still hold what it read when the kernel reads them.
+  for (Value read : generic.getDpsInputs()) {
+    if (!isa<MemRefType>(read.getType()))
+      continue;
+    auto readSet = aliasesOf(read);
+    if (readSet.contains(rootOf(input)))
+      return false;
+    for (Operation *between = generic->getNextNode();
+         between != op.getOperation(); between = between->getNextNode())
+      if (mayWrite(between, readSet))
+        return false;
+  }
+  fusion.prologue[operand] = generic;
+  fusion.maybeDead.push_back(input);
+  return true;
+}
+
 Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
                     const GemmFusion &fusion, unsigned operand,
                     ArrayRef<Value> indices, Value &ok) {
+  if (linalg::GenericOp prologue = fusion.prologue[operand]) {
+    // All its loops are parallel and its output map the identity: the
+    // loops are the indices of the element.
+    IRMapping mapping;
+    for (OpOperand *read : prologue.getDpsInputOperands()) {
+      Value value = read->get();
+      if (isa<MemRefType>(value.getType()))
+        value = memref::LoadOp::create(b, loc, value,
+                                       operandIndices(b, loc, prologue,
+                                                      read->getOperandNumber(),
+                                                      indices, Value()));
+      mapping.map(prologue.getMatchingBlockArgument(read), value);
+    }
+    Block &body = prologue.getRegion().front();
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, mapping);
+    return mapping.lookupOrDefault(
+        cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
+  }
   const std::optional<PaddedInput> &padded = fusion.padded[operand];
   if (!padded)
     return memref::LoadOp::create(b, loc, op.getDpsInputs()[operand], indices);

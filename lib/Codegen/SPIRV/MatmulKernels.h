@@ -122,6 +122,9 @@ struct GemmFusion {
   /// Whether the GEMM's own output must still be written (something after
   /// the epilogue reads it); false when only the epilogue read it.
   bool storeAccumulator = true;
+  /// Per input: an elementwise linalg.generic that computed it and that the
+  /// kernel computes instead, per element it reads (absorbInputPrologue).
+  linalg::GenericOp prologue[2];
   /// The location of the kernel of the op at `opLoc`: the op's and its
   /// fused epilogue's, so that profiles name both.
   Location kernelLocation(Location opLoc) const {
@@ -150,7 +153,18 @@ Operation *findZeroStart(linalg::LinalgOp op);
 /// padding and the initial value may be any constant fill, else +0.0 only.
 GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant = false);
 
+/// Makes the elementwise linalg.generic that wrote input `operand` of `op`
+/// (its own allocation, read by nothing else) the input's prologue: the
+/// kernel computes each element it reads from the generic's inputs, and the
+/// generic and its buffer go away. Only for kernels that read the input
+/// through loadGemmInput alone (the cooperative-matrix kernel, its input
+/// packing, and its staging loads unless flat).
+/// False (nothing changed) where that does not hold.
+bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
+                         GemmFusion &fusion);
+
 /// Loads input `operand` of `op` at `indices` (the op's view of it); with
+/// a prologue, computes it from the prologue's inputs; with
 /// padding, from the padded input's source, `ok` and-ed with whether the
 /// element lies inside it and the indices clamped into it. Returns the
 /// loaded value (not yet zeroed where !ok).
