@@ -121,13 +121,16 @@ func.func @prologue(%x: memref<16x256x32x32xf32>, %scale: memref<256xf32>, %w: m
 
 // -----
 
-// EfficientNet's squeeze-and-excitation scaling before a 1x1 projection:
-// not repacked (115M multiply-accumulates), the GEMM's staging loads
-// compute the product per element.
+// EfficientNet's squeeze-and-excitation scaling before a 1x1 projection,
+// written in place of the activations it scales: not repacked (115M
+// multiply-accumulates), the GEMM's staging loads compute the product per
+// element from the activations as they were.
 // HIGH-LABEL: func.func @unpacked_prologue
-//   HIGH-NOT: memref.alloc() : memref<1x576x56x56xf32>
+//       HIGH: %[[ACT:.*]] = memref.alloc() : memref<1x576x56x56xf32>
+//       HIGH: memref.copy
+//   HIGH-NOT: linalg.generic
 //       HIGH: gpu.launch
-//       HIGH: memref.load %{{.*}} : memref<1x576x56x56xf32>
+//       HIGH: memref.load %[[ACT]]
 //       HIGH: memref.load %{{.*}} : memref<1x576x1x1xf32>
 //       HIGH: arith.mulf
 //   HIGH-NOT: linalg.generic
@@ -135,7 +138,8 @@ func.func @prologue(%x: memref<16x256x32x32xf32>, %scale: memref<256xf32>, %w: m
 func.func @unpacked_prologue(%x: memref<1x576x56x56xf32>, %se: memref<1x576x1x1xf32>, %w: memref<64x576x1x1xf32>, %out: memref<1x64x56x56xf32>) {
   %zero = arith.constant 0.0 : f32
   %act = memref.alloc() : memref<1x576x56x56xf32>
-  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %se : memref<1x576x56x56xf32>, memref<1x576x1x1xf32>) outs(%act : memref<1x576x56x56xf32>) {
+  memref.copy %x, %act : memref<1x576x56x56xf32> to memref<1x576x56x56xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%act, %se : memref<1x576x56x56xf32>, memref<1x576x1x1xf32>) outs(%act : memref<1x576x56x56xf32>) {
   ^bb0(%v: f32, %s: f32, %o: f32):
     %m = arith.mulf %v, %s : f32
     linalg.yield %m : f32

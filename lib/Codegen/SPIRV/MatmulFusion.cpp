@@ -428,18 +428,34 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
   for (Operation &bodyOp : generic.getRegion().front().without_terminator())
     if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
       return false;
-  // Nothing else reads what it wrote.
-  if (!llvm::all_of(usersOf(input), [&](Operation *user) {
-        return user == generic.getOperation() || user == op.getOperation() ||
-               isa<memref::DeallocOp>(user);
-      }))
-    return false;
-  // Its inputs still hold what it read when the kernel reads them.
-  for (Value read : generic.getDpsInputs()) {
-    if (!isa<MemRefType>(read.getType()))
+  // Nothing after it but `op` reads what it wrote.
+  Block *block = generic->getBlock();
+  for (Operation *user : usersOf(input)) {
+    Operation *at = block->findAncestorOpInBlock(*user);
+    if (!at)
+      return false;
+    if (at != generic.getOperation() && at != op.getOperation() &&
+        !isa<memref::DeallocOp>(user) && generic->isBeforeInBlock(at))
+      return false;
+  }
+  // What the kernel writes (the GEMM's output, the epilogue's).
+  SmallVector<Value> written{rootOf(op.getDpsInits()[0])};
+  if (fusion.epilogue)
+    written.push_back(rootOf(fusion.epilogue.getDpsInits()[0]));
+  // Its inputs still hold what it read when the kernel reads them, and the
+  // kernel does not write them. One that it wrote in place (EfficientNet's
+  // scaling of the expanded activations) it read at the same element
+  // only: the buffer keeps the value from before it.
+  for (OpOperand *read : generic.getDpsInputOperands()) {
+    Value buffer = read->get();
+    if (!isa<MemRefType>(buffer.getType()))
       continue;
-    auto readSet = aliasesOf(read);
-    if (readSet.contains(rootOf(input)))
+    auto readSet = aliasesOf(buffer);
+    if (readSet.contains(rootOf(input)) &&
+        (buffer != input || !generic.getMatchingIndexingMap(read).isIdentity()))
+      return false;
+    if (llvm::any_of(written,
+                     [&](Value root) { return readSet.contains(root); }))
       return false;
     for (Operation *between = generic->getNextNode();
          between != op.getOperation(); between = between->getNextNode())

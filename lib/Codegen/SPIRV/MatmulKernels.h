@@ -154,9 +154,10 @@ Operation *findZeroStart(linalg::LinalgOp op);
 GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant = false);
 
 /// Makes the elementwise linalg.generic that wrote input `operand` of `op`
-/// (its own allocation, read by nothing else) the input's prologue: the
-/// kernel computes each element it reads from the generic's inputs, and the
-/// generic and its buffer go away. Only for kernels that read the input
+/// (an allocation that nothing after it but `op` reads) the input's
+/// prologue: the kernel computes each element it reads from the generic's
+/// inputs, and the generic (and its buffer, unless it wrote in place of an
+/// input) go away. Only for kernels that read the input
 /// through loadGemmInput alone (the cooperative-matrix kernel, its input
 /// packing, and its staging loads unless flat).
 /// False (nothing changed) where that does not hold.
