@@ -368,3 +368,27 @@ func.func @no_fusion(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %keep: memref
   }
   return
 }
+
+// -----
+
+// Attention's heads: the batched matmul reads a permuted copy of its
+// operand ([T, H, D] -> [H, T, D]) that nothing else reads; the tiled
+// kernel loads through the permutation instead (the transpose and its
+// buffer are gone).
+// CHECK-LABEL: func.func @permuted_operand
+//  CHECK-SAME: (%[[Q:.*]]: memref<32x4x16xf32>
+//   CHECK-NOT: linalg.transpose
+//   CHECK-NOT: memref.alloc() : memref<4x32x16xf32>
+//       CHECK: gpu.launch
+//       CHECK: memref.load %[[Q]]
+//   CHECK-NOT: linalg.transpose
+//       CHECK: return
+func.func @permuted_operand(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %out: memref<4x32x32xf32>) {
+  %heads = memref.alloc() : memref<4x32x16xf32>
+  linalg.transpose ins(%q : memref<32x4x16xf32>) outs(%heads : memref<4x32x16xf32>) permutation = [1, 0, 2]
+  // expected-remark @below {{tiled matmul}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs}}
+  linalg.batch_matmul ins(%heads, %k : memref<4x32x16xf32>, memref<4x16x32xf32>) outs(%out : memref<4x32x32xf32>)
+  memref.dealloc %heads : memref<4x32x16xf32>
+  return
+}

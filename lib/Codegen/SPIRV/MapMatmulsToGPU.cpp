@@ -124,6 +124,12 @@ struct MapMatmulsToGPUPass
         if (linalg::isaConvolutionOpInterface(op) &&
             absorbInputPrologue(op, 0, fusion))
           fused = fusion.describe();
+        // A matmul's permuted operand (attention's heads) is read through
+        // the permutation (its loads are then not flat).
+        if (!linalg::isaConvolutionOpInterface(op))
+          for (unsigned operand = 0; operand < 2; ++operand)
+            if (absorbInputPrologue(op, operand, fusion))
+              fused = fusion.describe();
         if (report) {
           const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
                                  ? "f16"
@@ -157,6 +163,12 @@ struct MapMatmulsToGPUPass
       TileConfig tile =
           chooseTile(view.batch.guessedSize(), view.rows.guessedSize(),
                      view.cols.guessedSize(), view.reduction.size(), !dynamic);
+      // The tiled kernel reads both operands through loadGemmInput: an
+      // elementwise producer of either (a permute of attention's heads, a
+      // scaling) is computed as it is read.
+      for (unsigned operand = 0; operand < 2; ++operand)
+        if (absorbInputPrologue(op, operand, fusion))
+          fused = fusion.describe();
       if (report) {
         op->emitRemark() << "tiled matmul: " << sizeText(view.rows) << "x"
                          << sizeText(view.cols) << "x" << view.reduction.size()

@@ -354,9 +354,9 @@ void GemmFusion::eraseAbsorbed() {
     op->erase();
   if (epilogue)
     epilogue->erase();
-  for (linalg::GenericOp generic : prologue)
-    if (generic)
-      generic->erase();
+  for (linalg::LinalgOp producer : prologue)
+    if (producer)
+      producer->erase();
   for (Value buffer : maybeDead) {
     auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     if (!alloc)
@@ -416,7 +416,9 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
   auto alloc = input.getDefiningOp<memref::AllocOp>();
   if (!alloc || !alloc.getType().hasStaticShape())
     return false;
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(
+  // A linalg.generic, or a named elementwise op (linalg.transpose: the
+  // heads of attention).
+  auto generic = dyn_cast_or_null<linalg::LinalgOp>(
       lastWriter(op.getOperation(), aliasesOf(input)));
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != input ||
@@ -425,7 +427,7 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
       llvm::any_of(generic.getRegionOutputArgs(),
                    [](BlockArgument arg) { return !arg.use_empty(); }))
     return false;
-  for (Operation &bodyOp : generic.getRegion().front().without_terminator())
+  for (Operation &bodyOp : generic.getBlock()->without_terminator())
     if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
       return false;
   // Nothing after it but `op` reads what it wrote.
@@ -470,7 +472,7 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
 Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
                     const GemmFusion &fusion, unsigned operand,
                     ArrayRef<Value> indices, Value &ok) {
-  if (linalg::GenericOp prologue = fusion.prologue[operand]) {
+  if (linalg::LinalgOp prologue = fusion.prologue[operand]) {
     // All its loops are parallel and its output map the identity: the
     // loops are the indices of the element.
     IRMapping mapping;
@@ -483,7 +485,7 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
                                                       indices, Value()));
       mapping.map(prologue.getMatchingBlockArgument(read), value);
     }
-    Block &body = prologue.getRegion().front();
+    Block &body = *prologue.getBlock();
     for (Operation &inner : body.without_terminator())
       b.clone(inner, mapping);
     return mapping.lookupOrDefault(

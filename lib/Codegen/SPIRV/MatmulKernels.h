@@ -122,9 +122,10 @@ struct GemmFusion {
   /// Whether the GEMM's own output must still be written (something after
   /// the epilogue reads it); false when only the epilogue read it.
   bool storeAccumulator = true;
-  /// Per input: an elementwise linalg.generic that computed it and that the
-  /// kernel computes instead, per element it reads (absorbInputPrologue).
-  linalg::GenericOp prologue[2];
+  /// Per input: an elementwise linalg op (a generic, a transpose) that
+  /// computed it and that the kernel computes instead, per element it reads
+  /// (absorbInputPrologue).
+  linalg::LinalgOp prologue[2];
   /// The location of the kernel of the op at `opLoc`: the op's and its
   /// fused epilogue's, so that profiles name both.
   Location kernelLocation(Location opLoc) const {
@@ -153,13 +154,14 @@ Operation *findZeroStart(linalg::LinalgOp op);
 /// padding and the initial value may be any constant fill, else +0.0 only.
 GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant = false);
 
-/// Makes the elementwise linalg.generic that wrote input `operand` of `op`
+/// Makes the elementwise linalg op that wrote input `operand` of `op`
 /// (an allocation that nothing after it but `op` reads) the input's
 /// prologue: the kernel computes each element it reads from the generic's
 /// inputs, and the generic (and its buffer, unless it wrote in place of an
 /// input) go away. Only for kernels that read the input
-/// through loadGemmInput alone (the cooperative-matrix kernel, its input
-/// packing, and its staging loads unless flat).
+/// through loadGemmInput alone (the cooperative-matrix kernel: its input
+/// packing, its staging loads, which then are not flat; the tiled SIMT
+/// kernel).
 /// False (nothing changed) where that does not hold.
 bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
                          GemmFusion &fusion);

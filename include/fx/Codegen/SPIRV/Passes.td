@@ -59,7 +59,14 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     add) is applied to each result before the store, the GEMM's own output
     written only when something after reads it. Nothing is fused across an
     op that may write the buffers involved, nor when the epilogue writes
-    what the kernel reads.
+    what the kernel reads. An input last written by an elementwise linalg
+    op (a `linalg.generic` with the identity output map, a
+    `linalg.transpose`) into an allocation that nothing after it but the
+    GEMM reads is computed by the kernel as it reads it, from the producer's
+    own inputs (DenseNet's batch norm and ReLU before each convolution,
+    attention's permuted heads): tiled kernels and cooperative-matrix
+    kernels (whose loads of that operand are then not 16-byte words; of
+    convolutions only the input).
 
     Convolutions without a GEMM view whose reduction is a window of at most
     64 iterations per output (a depthwise convolution: no loop indexes only
