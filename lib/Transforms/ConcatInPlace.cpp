@@ -10,13 +10,10 @@
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fx {
@@ -128,20 +125,6 @@ bool isPrefixOf(const Concat &prefix, const Concat &whole) {
                      ArrayRef(whole.parts).take_front(prefix.parts.size()));
 }
 
-/// The operand `result` is computed into (the tied init of a
-/// destination-style op, the shared output of an scf.forall, the initial
-/// value of an scf.for), or null.
-OpOperand *tiedDestination(OpResult result) {
-  Operation *op = result.getOwner();
-  if (auto forall = dyn_cast<scf::ForallOp>(op))
-    return forall.getTiedOpOperand(result);
-  if (auto loop = dyn_cast<scf::ForOp>(op))
-    return &loop.getInitArgsMutable()[result.getResultNumber()];
-  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
-    return dps.getTiedOpOperand(result);
-  return nullptr;
-}
-
 /// The initial value of `part` written into `slab` (a slice of the shared
 /// tensor) instead of the fresh tensor it was computed into, built before
 /// the producer: the slab itself where that was a tensor.empty (whose
@@ -159,7 +142,7 @@ Value rebaseDestination(RewriterBase &rewriter, OpOperand &destination,
     return makeSlab();
   if (init->getNumResults() != 1 || !fx::isConstantFill(init))
     return nullptr;
-  OpOperand *fillDestination = tiedDestination(init->getResult(0));
+  OpOperand *fillDestination = fx::tiedDestination(init->getResult(0));
   if (!fillDestination ||
       !isa_and_present<tensor::EmptyOp>(fillDestination->get().getDefiningOp()))
     return nullptr;
@@ -280,7 +263,7 @@ struct ConcatInPlacePass
       auto result = dyn_cast<OpResult>(part);
       OpOperand *destination =
           producer && producer->getNumResults() == 1 && !rebased.count(producer)
-              ? tiedDestination(result)
+              ? fx::tiedDestination(result)
               : nullptr;
       if (destination && destination->get().getType() == partType &&
           dominance.properlyDominates(chain, producer)) {

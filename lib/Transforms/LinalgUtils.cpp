@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -213,4 +214,15 @@ bool fx::isConstantFill(Operation *op) {
     return WalkResult::interrupt();
   });
   return !result.wasInterrupted();
+}
+
+OpOperand *fx::tiedDestination(OpResult result) {
+  Operation *op = result.getOwner();
+  if (auto forall = dyn_cast<scf::ForallOp>(op))
+    return forall.getTiedOpOperand(result);
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return &loop.getInitArgsMutable()[result.getResultNumber()];
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    return dps.getTiedOpOperand(result);
+  return nullptr;
 }

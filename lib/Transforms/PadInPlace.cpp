@@ -5,14 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXPADINPLACE
@@ -35,14 +34,7 @@ OpOperand *emptyDestination(Value value) {
     Operation *def = result.getOwner();
     if (isa<tensor::EmptyOp>(def))
       return use;
-    if (auto forall = dyn_cast<scf::ForallOp>(def))
-      use = forall.getTiedOpOperand(result);
-    else if (auto loop = dyn_cast<scf::ForOp>(def))
-      use = &loop.getInitArgsMutable()[result.getResultNumber()];
-    else if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
-      use = dps.getTiedOpOperand(result);
-    else
-      return nullptr;
+    use = fx::tiedDestination(result);
     if (!use)
       return nullptr;
     value = use->get();

@@ -92,6 +92,11 @@ std::optional<StaticConvTypes> getStaticConvTypes(linalg::LinalgOp conv);
 /// effects).
 bool isConstantFill(Operation *op);
 
+/// The operand `result` is computed into in place when bufferized (the
+/// tied init of a destination-style op, the shared output of an
+/// scf.forall, the initial value of an scf.for), or null.
+OpOperand *tiedDestination(OpResult result);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H

@@ -120,16 +120,13 @@ struct MapMatmulsToGPUPass
         // The kernel (or its input packing kernel) computes an elementwise
         // producer of a convolution's input (DenseNet's batch norm and ReLU
         // before each convolution, EfficientNet's squeeze-and-excitation
-        // scaling) as it reads the input, in place of a kernel of its own.
-        if (linalg::isaConvolutionOpInterface(op) &&
-            absorbInputPrologue(op, 0, fusion))
-          fused = fusion.describe();
-        // A matmul's permuted operand (attention's heads) is read through
-        // the permutation (its loads are then not flat).
-        if (!linalg::isaConvolutionOpInterface(op))
-          for (unsigned operand = 0; operand < 2; ++operand)
-            if (absorbInputPrologue(op, operand, fusion))
-              fused = fusion.describe();
+        // scaling) or of either operand of a matmul (attention's permuted
+        // heads; those loads are then not flat) as it reads it, in place
+        // of a kernel of its own.
+        unsigned operands = linalg::isaConvolutionOpInterface(op) ? 1 : 2;
+        for (unsigned operand = 0; operand < operands; ++operand)
+          if (absorbInputPrologue(op, operand, fusion))
+            fused = fusion.describe();
         if (report) {
           const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
                                  ? "f16"

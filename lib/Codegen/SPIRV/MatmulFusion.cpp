@@ -224,6 +224,23 @@ static bool renameOutput(linalg::LinalgOp op, linalg::GenericOp epilogue) {
   return true;
 }
 
+/// Whether a kernel can compute `op` one output element at a time (as a
+/// GEMM's epilogue or an input's prologue): an op on buffers with one
+/// output, all loops parallel, the output indexed by them as they are and
+/// not read, and a body without regions or loop indices.
+static bool isPerElement(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getIndexingMapsArray().back().isIdentity() ||
+      llvm::any_of(op.getRegionOutputArgs(),
+                   [](BlockArgument arg) { return !arg.use_empty(); }))
+    return false;
+  return llvm::none_of(
+      op.getBlock()->without_terminator(), [](Operation &bodyOp) {
+        return bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp);
+      });
+}
+
 /// The elementwise consumer of `op`'s output right after it (allocations
 /// and constants aside), if the kernel can apply it to each result.
 static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
@@ -233,12 +250,7 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   while (next && isa<memref::AllocOp, arith::ConstantOp>(next))
     next = next->getNextNode();
   auto generic = dyn_cast_or_null<linalg::GenericOp>(next);
-  if (!generic || !generic.hasPureBufferSemantics() ||
-      generic.getNumDpsInits() != 1 ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      !generic.getIndexingMapsArray().back().isIdentity() ||
-      llvm::any_of(generic.getRegionOutputArgs(),
-                   [](BlockArgument arg) { return !arg.use_empty(); }))
+  if (!generic || !isPerElement(generic))
     return nullptr;
   auto outType = cast<MemRefType>(out.getType());
   Value result = generic.getDpsInits()[0];
@@ -262,10 +274,6 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   }
   if (!readsOut)
     return nullptr;
-  // Its body must be computable per element in a kernel.
-  for (Operation &bodyOp : generic.getRegion().front().without_terminator())
-    if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
-      return nullptr;
   // The epilogue's stores must not race with the GEMM's reads: an epilogue
   // that writes in place of a buffer the GEMM reads gets a buffer of its
   // own.
@@ -420,16 +428,8 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
   // heads of attention).
   auto generic = dyn_cast_or_null<linalg::LinalgOp>(
       lastWriter(op.getOperation(), aliasesOf(input)));
-  if (!generic || !generic.hasPureBufferSemantics() ||
-      generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != input ||
-      generic.getNumParallelLoops() != generic.getNumLoops() ||
-      !generic.getIndexingMapsArray().back().isIdentity() ||
-      llvm::any_of(generic.getRegionOutputArgs(),
-                   [](BlockArgument arg) { return !arg.use_empty(); }))
+  if (!generic || !isPerElement(generic) || generic.getDpsInits()[0] != input)
     return false;
-  for (Operation &bodyOp : generic.getBlock()->without_terminator())
-    if (bodyOp.getNumRegions() != 0 || isa<linalg::IndexOp>(bodyOp))
-      return false;
   // Nothing after it but `op` reads what it wrote.
   Block *block = generic->getBlock();
   for (Operation *user : usersOf(input)) {
