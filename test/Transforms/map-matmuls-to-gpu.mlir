@@ -392,3 +392,67 @@ func.func @permuted_operand(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %o
   memref.dealloc %heads : memref<4x32x16xf32>
   return
 }
+
+// -----
+
+// The permute's input is read by a kernel between it and the batched
+// matmul (the first matmul, already a gpu.launch when the second is
+// mapped; it only loads from it), and the permute's buffer is written
+// anew after the batched matmul (the bufferization reused it): the
+// batched matmul still computes the permute as it loads.
+// CHECK-LABEL: func.func @permuted_operand_reused
+//  CHECK-SAME: (%[[Q:.*]]: memref<32x4x16xf32>
+//   CHECK-NOT: linalg.transpose
+//       CHECK: gpu.launch
+//       CHECK: gpu.launch
+//       CHECK: memref.load %[[Q]]
+//       CHECK: linalg.fill
+//       CHECK: return
+func.func @permuted_operand_reused(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %w: memref<16x32xf32>, %out: memref<4x32x32xf32>, %flat: memref<128x32xf32>, %again: memref<4x32x16xf32>) {
+  %heads = memref.alloc() : memref<4x32x16xf32>
+  linalg.transpose ins(%q : memref<32x4x16xf32>) outs(%heads : memref<4x32x16xf32>) permutation = [1, 0, 2]
+  %rows = memref.collapse_shape %q [[0, 1], [2]] : memref<32x4x16xf32> into memref<128x16xf32>
+  // expected-remark @below {{tiled matmul}}
+  linalg.matmul ins(%rows, %w : memref<128x16xf32>, memref<16x32xf32>) outs(%flat : memref<128x32xf32>)
+  // expected-remark @below {{tiled matmul}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs}}
+  linalg.batch_matmul ins(%heads, %k : memref<4x32x16xf32>, memref<4x16x32xf32>) outs(%out : memref<4x32x32xf32>)
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%heads : memref<4x32x16xf32>)
+  memref.copy %heads, %again : memref<4x32x16xf32> to memref<4x32x16xf32>
+  memref.dealloc %heads : memref<4x32x16xf32>
+  return
+}
+
+// -----
+
+// Read after the batched matmul without being written anew: the permute
+// stays a kernel of its own.
+// CHECK-LABEL: func.func @permuted_operand_read_later
+//       CHECK: linalg.transpose
+func.func @permuted_operand_read_later(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %out: memref<4x32x32xf32>, %again: memref<4x32x16xf32>) {
+  %heads = memref.alloc() : memref<4x32x16xf32>
+  linalg.transpose ins(%q : memref<32x4x16xf32>) outs(%heads : memref<4x32x16xf32>) permutation = [1, 0, 2]
+  // expected-remark @below {{tiled matmul}}
+  linalg.batch_matmul ins(%heads, %k : memref<4x32x16xf32>, memref<4x16x32xf32>) outs(%out : memref<4x32x32xf32>)
+  memref.copy %heads, %again : memref<4x32x16xf32> to memref<4x32x16xf32>
+  memref.dealloc %heads : memref<4x32x16xf32>
+  return
+}
+
+// -----
+
+// A kernel between them writes the permute's input: the permute stays.
+// CHECK-LABEL: func.func @permuted_operand_input_written
+//       CHECK: linalg.transpose
+func.func @permuted_operand_input_written(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %out: memref<4x32x32xf32>, %a: memref<128x16xf32>, %w: memref<16x16xf32>) {
+  %heads = memref.alloc() : memref<4x32x16xf32>
+  linalg.transpose ins(%q : memref<32x4x16xf32>) outs(%heads : memref<4x32x16xf32>) permutation = [1, 0, 2]
+  %rows = memref.collapse_shape %q [[0, 1], [2]] : memref<32x4x16xf32> into memref<128x16xf32>
+  // expected-remark @below {{tiled matmul}}
+  linalg.matmul ins(%a, %w : memref<128x16xf32>, memref<16x16xf32>) outs(%rows : memref<128x16xf32>)
+  // expected-remark @below {{tiled matmul}}
+  linalg.batch_matmul ins(%heads, %k : memref<4x32x16xf32>, memref<4x16x32xf32>) outs(%out : memref<4x32x32xf32>)
+  memref.dealloc %heads : memref<4x32x16xf32>
+  return
+}

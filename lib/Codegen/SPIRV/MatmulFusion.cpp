@@ -71,6 +71,32 @@ static bool mayWrite(Operation *op, const llvm::SmallDenseSet<Value> &set) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
     return llvm::any_of(linalgOp.getDpsInits(),
                         [&](Value v) { return set.contains(v); });
+  // A kernel this pass (or the row-kernel mapping) already made writes a
+  // buffer only through the stores of its body: one that only loads from
+  // the buffer (a softmax or pooling kernel between a prologue and its
+  // GEMM) does not count. An op of the body that uses the buffer and
+  // declares no memory effects, or makes a memref that is not a view, may.
+  if (isa<gpu::LaunchOp>(op)) {
+    WalkResult result = op->walk([&](Operation *inner) {
+      if (inner == op || isa<ViewLikeOpInterface>(inner) ||
+          llvm::none_of(inner->getOperands(),
+                        [&](Value v) { return set.contains(v); }))
+        return WalkResult::advance();
+      auto effects = dyn_cast<MemoryEffectOpInterface>(inner);
+      if (!effects || inner->getNumRegions() != 0 ||
+          llvm::any_of(inner->getResultTypes(), llvm::IsaPred<BaseMemRefType>))
+        return WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (const MemoryEffects::EffectInstance &instance : instances)
+        if (isa<MemoryEffects::Write, MemoryEffects::Free>(
+                instance.getEffect()) &&
+            (!instance.getValue() || set.contains(instance.getValue())))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return result.wasInterrupted();
+  }
   return true;
 }
 
@@ -416,6 +442,29 @@ std::string GemmFusion::describe() const {
   return llvm::join(parts, ", ");
 }
 
+/// Whether `op` ends the life of `buffer`'s contents without reading them:
+/// a dealloc, or an op that writes every element of the buffer (not a
+/// view of it) from other values (a fill, a copy into it, an elementwise
+/// op whose payload does not read its output).
+static bool overwrites(Operation *op, Value buffer,
+                       const llvm::SmallDenseSet<Value> &set) {
+  if (isa<memref::DeallocOp>(op))
+    return true;
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return copy.getTarget() == buffer && !set.contains(copy.getSource());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInits()[0] != buffer ||
+      linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
+    return false;
+  OpOperand *init = linalgOp.getDpsInitOperand(0);
+  if (!linalgOp.getMatchingIndexingMap(init).isPermutation() ||
+      linalgOp.payloadUsesValueFromOperand(init))
+    return false;
+  return llvm::none_of(linalgOp.getDpsInputs(),
+                       [&](Value v) { return set.contains(v); });
+}
+
 bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
                          GemmFusion &fusion) {
   if (fusion.padded[operand] || fusion.prologue[operand])
@@ -430,14 +479,23 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
       lastWriter(op.getOperation(), aliasesOf(input)));
   if (!generic || !isPerElement(generic) || generic.getDpsInits()[0] != input)
     return false;
-  // Nothing after it but `op` reads what it wrote.
+  // Nothing after it but `op` reads what it wrote: no use between them,
+  // and after `op` the buffer is dead or written anew before it is read (a
+  // buffer the bufferization reuses for the next block's activations).
   Block *block = generic->getBlock();
+  llvm::SmallDenseSet<Value> inputSet = aliasesOf(input);
+  Operation *next = op->getNextNode();
+  while (next && !usesAny(next, inputSet))
+    next = next->getNextNode();
+  bool deadAfterOp = !next || overwrites(next, input, inputSet);
   for (Operation *user : usersOf(input)) {
     Operation *at = block->findAncestorOpInBlock(*user);
     if (!at)
       return false;
-    if (at != generic.getOperation() && at != op.getOperation() &&
-        !isa<memref::DeallocOp>(user) && generic->isBeforeInBlock(at))
+    if (at == generic.getOperation() || at == op.getOperation() ||
+        isa<memref::DeallocOp>(user) || !generic->isBeforeInBlock(at))
+      continue;
+    if (!deadAfterOp || at->isBeforeInBlock(op.getOperation()))
       return false;
   }
   // What the kernel writes (the GEMM's output, the epilogue's).
