@@ -871,33 +871,46 @@ struct RegionFormer : fx::DispatchRegionOptions {
       work += fx::staticIterationCount(cast<linalg::LinalgOp>(member.first));
     Operation *loopRoot = nullptr;
     TilingInterface current = root;
-    // The first tiled dimension with a tile for every thread, else the
-    // first with several tiles, else the first non-unit one: a convolution
-    // with 16 output channels has one tile of them (one chunk, serial) but
-    // a tile per output row.
+    // Equal chunks of whole tiles (static shapes inside every chunk): the
+    // largest number of tiles per chunk that divides the tile count and
+    // still gives every thread a chunk.
+    auto tilesPerChunk = [&](int64_t tiles) {
+      for (int64_t k = tiles; k >= 1; --k)
+        if (tiles % k == 0 && tiles / k >= numThreads)
+          return k;
+      return int64_t(1);
+    };
+    // The share of the threads' time the chunks keep busy: 3 chunks on 2
+    // threads run in two rounds, 0.75.
+    auto balance = [&](int64_t tiles) {
+      int64_t chunks = tiles / tilesPerChunk(tiles);
+      return double(chunks) /
+             double(llvm::divideCeil(chunks, numThreads) * numThreads);
+    };
+    // The first tiled dimension with a tile for every thread whose chunks
+    // keep every thread busy (else the best balanced of those with a tile
+    // for every thread: 144 channels in tiles of 16 made 3 chunks of 48 on
+    // 2 threads, where 56 output rows make 2), else the first with several
+    // tiles, else the first non-unit one: a convolution with 16 output
+    // channels has one tile of them (one chunk, serial) but a tile per
+    // output row.
     int64_t chunkDim = -1, chunkTiles = 0;
     for (int64_t d = 0; d < static_cast<int64_t>(inner.size()); ++d) {
       if (inner[d] == 0 || ShapedType::isDynamic(ranges[d]) || ranges[d] < 2)
         continue;
       int64_t tiles = ranges[d] / inner[d];
-      if (chunkDim < 0 || (chunkTiles < numThreads && tiles > chunkTiles)) {
+      bool better =
+          chunkTiles < numThreads
+              ? tiles > chunkTiles
+              : tiles >= numThreads && balance(tiles) > balance(chunkTiles);
+      if (chunkDim < 0 || better) {
         chunkDim = d;
         chunkTiles = tiles;
       }
     }
     if (numThreads > 1 && work >= parallelMinWork && chunkDim >= 0) {
-      // Equal chunks of whole tiles (static shapes inside every chunk): the
-      // largest number of tiles per chunk that divides the tile count and
-      // still gives every thread a chunk.
       int64_t granule = inner[chunkDim];
-      int64_t tiles = ranges[chunkDim] / granule;
-      int64_t perChunk = 1;
-      for (int64_t k = tiles; k >= 1; --k)
-        if (tiles % k == 0 && tiles / k >= numThreads) {
-          perChunk = k;
-          break;
-        }
-      int64_t chunk = perChunk * granule;
+      int64_t chunk = tilesPerChunk(ranges[chunkDim] / granule) * granule;
       SmallVector<int64_t> sizes(inner.size(), 0);
       sizes[chunkDim] = chunk;
       FailureOr<scf::SCFTileAndFuseResult> result =

@@ -97,6 +97,18 @@ func.func @depthwise_bias_relu(%x: tensor<1x16x4x16xf32>, %w: tensor<16x1x3x3xf3
 
 // -----
 
+// 144 channels are 9 tiles of 16: chunks of them would be 3 on 2 threads
+// (one thread computes two); the 8 output rows make 2 chunks of 4.
+// THREADS-LABEL: func.func @depthwise_chunks
+// THREADS: scf.forall (%{{.*}}) = (0) to (8) step (4)
+// THREADS: scf.for %{{.*}} = %c0 to %c144 step %c16
+func.func @depthwise_chunks(%x: tensor<1x144x8x16xf32>, %w: tensor<144x1x3x3xf32>, %b: tensor<144xf32>) -> tensor<1x144x8x16xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 144 : i64} : (tensor<1x144x8x16xf32>, tensor<144x1x3x3xf32>, tensor<144xf32>) -> tensor<1x144x8x16xf32>
+  return %0 : tensor<1x144x8x16xf32>
+}
+
+// -----
+
 // A producer with a use outside the region is not fused (it would be
 // computed twice): exp feeds both the softmax and a sum. The zero fill that
 // both sums start from (merged by CSE) is cheap: it is recomputed instead.
