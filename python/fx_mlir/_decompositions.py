@@ -53,6 +53,7 @@ _TORCH_DECOMPOSED = [
     aten.im2col,
     aten.native_group_norm,
     aten.grid_sampler_2d,
+    aten.max_pool3d_with_indices,  # torch 2 only: torch 1.13 has none
 ]
 # torch 2's `any` goes through ne and amax, torch 1.13's through prims.
 # torch 2's var and std go through prims: var.correction and
@@ -250,6 +251,339 @@ def _cumsum(x, dim, dtype=None):
     return x
 
 
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return strides[::-1]
+
+
+def _positions(shape, dim):
+    """arange(shape[dim]) shaped to broadcast along `dim` of `shape`."""
+    view = [1] * len(shape)
+    view[dim] = shape[dim]
+    return torch.arange(shape[dim], dtype=torch.int64).reshape(view)
+
+
+def _gather(x, dim, index, sparse_grad=False):
+    """torch.gather as one lookup into the flattened tensor: the linear
+    index of out[i] is index[i] along `dim` and i elsewhere (index may be
+    smaller than x in the other dimensions). Indices out of range are
+    clamped by the lookup, as `embedding` does (eager raises)."""
+    rank = x.dim()
+    if rank == 0:
+        return x.clone()
+    dim %= rank
+    strides = _contiguous_strides(x.shape)
+    linear = index.to(torch.int64) * strides[dim]
+    for d in range(rank):
+        if d != dim and index.shape[d] > 1:
+            linear = linear + _positions(index.shape, d) * strides[d]
+    return x.reshape(-1)[linear]
+
+
+def _tree_reduce(x, dim, combine, identity):
+    """Combines the elements along `dim` pairwise (log2(n) steps)."""
+    size = x.shape[dim]
+    if size == 0:
+        shape = list(x.shape)
+        shape[dim] = 1
+        return torch.full(shape, identity, dtype=x.dtype)
+    while size > 1:
+        half = size // 2
+        paired = combine(x.narrow(dim, 0, half), x.narrow(dim, half, half))
+        rest = x.narrow(dim, 2 * half, size - 2 * half)
+        x = torch.cat([paired, rest], dim) if size % 2 else paired
+        size = x.shape[dim]
+    return x
+
+
+def _prod_input(x, dtype):
+    if dtype is not None:
+        return x.to(dtype)
+    if not x.is_floating_point() and not x.is_complex():
+        return x.to(torch.int64)  # integers and bools multiply in int64
+    return x
+
+
+def _prod_dim(x, dim, keepdim=False, dtype=None):
+    x = _prod_input(x, dtype)
+    if x.dim() == 0:
+        return x.clone()
+    dim %= x.dim()
+    out = _tree_reduce(x, dim, torch.mul, 1)
+    return out if keepdim else out.squeeze(dim)
+
+
+def _prod(x, dtype=None):
+    return _prod_dim(_prod_input(x, dtype).reshape(-1), 0)
+
+
+def _scatter_parts(x, dim, index, src):
+    """The one-hot view of a scatter along `dim`: `hit[..., j, k]` says
+    whether index[..., j] is k, for the positions of x that index covers
+    (x[..., :index.shape]); src cut to index's shape. Dimension `dim`
+    moved last, j just before it."""
+    dim %= x.dim()
+    index = index.to(torch.int64)
+    covered = x
+    for d in range(x.dim()):
+        if d != dim and index.shape[d] != x.shape[d]:
+            covered = covered.narrow(d, 0, index.shape[d])
+    if src is not None and isinstance(src, torch.Tensor):
+        for d in range(src.dim()):
+            if src.shape[d] != index.shape[d]:
+                src = src.narrow(d, 0, index.shape[d])
+        src = src.movedim(dim, -1).unsqueeze(-1)
+    k = torch.arange(x.shape[dim], dtype=torch.int64)
+    hit = index.movedim(dim, -1).unsqueeze(-1) == k
+    return dim, covered.movedim(dim, -1), hit, src
+
+
+def _scatter_back(x, dim, covered_result):
+    """Puts the covered part's result (dim last) back into x's shape."""
+    out = covered_result.movedim(-1, dim)
+    pad = []
+    for d in reversed(range(x.dim())):
+        pad += [0, x.shape[d] - out.shape[d]]
+    if any(pad):
+        whole = F.pad(out, pad)
+        mask = F.pad(torch.ones(out.shape, dtype=torch.bool), pad)
+        out = torch.where(mask, whole, x)
+    return out
+
+
+def _last_hit(hit, src):
+    """src at the last j with a hit (eager's serial order), and whether
+    any j hits."""
+    count = hit.shape[-2]
+    j = torch.arange(count, dtype=torch.int64).unsqueeze(-1)
+    last = torch.amax(torch.where(hit, j, -1), -2)
+    any_hit = last >= 0
+    picked = _gather(src.squeeze(-1), src.dim() - 2, last.clamp(min=0))
+    return picked, any_hit
+
+
+def _scatter_src(x, dim, index, src):
+    dim, covered, hit, src = _scatter_parts(x, dim, index, src)
+    picked, any_hit = _last_hit(hit, src)
+    return _scatter_back(x, dim, torch.where(any_hit, picked.to(x.dtype), covered))
+
+
+def _scatter_value(x, dim, index, value):
+    dim, covered, hit, _ = _scatter_parts(x, dim, index, None)
+    any_hit = hit.sum(-2) > 0  # (torch 1.13 has no `any` decomposition)
+    return _scatter_back(x, dim, torch.where(any_hit, torch.full((), value, dtype=x.dtype),
+                                             covered))
+
+
+def _extreme_value(dtype, largest):
+    if dtype.is_floating_point:
+        return float("-inf") if largest else float("inf")
+    if dtype == torch.bool:
+        return not largest
+    info = torch.iinfo(dtype)
+    return info.min if largest else info.max
+
+
+def _scatter_reduce(x, dim, index, src, reduce, include_self=True):
+    dim, covered, hit, src = _scatter_parts(x, dim, index, src)
+    src = src.to(x.dtype)
+    any_hit = hit.sum(-2) > 0  # (torch 1.13 has no `any` decomposition)
+    if reduce in ("sum", "mean"):
+        total = torch.sum(torch.where(hit, src, 0), -2).to(x.dtype)
+        count = hit.sum(-2)
+        if include_self:
+            total, count = covered + total, count + 1
+        if reduce == "mean":
+            count = count.clamp(min=1)
+            total = (total / count if x.is_floating_point()
+                     else torch.div(total, count, rounding_mode="floor")).to(x.dtype)
+    elif reduce == "prod":
+        total = _tree_reduce(torch.where(hit, src, 1), hit.dim() - 2, torch.mul, 1).squeeze(-2)
+        if include_self:
+            total = covered * total
+    elif reduce in ("amax", "amin"):
+        largest = reduce == "amax"
+        fill = _extreme_value(x.dtype, largest)
+        pick = torch.amax if largest else torch.amin
+        total = pick(torch.where(hit, src, fill), -2)
+        if include_self:
+            total = (torch.maximum if largest else torch.minimum)(covered, total)
+    else:
+        return NotImplemented
+    return _scatter_back(x, dim, torch.where(any_hit, total, covered))
+
+
+def _scatter_add(x, dim, index, src):
+    return _scatter_reduce(x, dim, index, src, "sum", include_self=True)
+
+
+def _index_put(x, indices, values, accumulate=False):
+    """x[i, j, ...] = values (or +=) with int64 index tensors on x's
+    leading dimensions: those dimensions merged into one, indexed by the
+    broadcast linear index, and a scatter along it. Other forms (boolean
+    masks, index tensors after a slice) stay unsupported."""
+    given = [t for t in indices if t is not None]
+    if (len(given) != len(indices) or not given or
+            any(t.dtype not in (torch.int64, torch.int32) for t in given) or
+            len(given) > x.dim()):
+        return NotImplemented
+    count = len(given)
+    block = list(x.shape[:count])
+    linear = torch.zeros((), dtype=torch.int64)
+    step = 1
+    for t, size in reversed(list(zip(given, block))):
+        t = t.to(torch.int64)
+        linear = linear + torch.where(t < 0, t + size, t) * step
+        step *= size
+    rest = list(x.shape[count:])
+    flat = x.reshape([step] + rest)
+    shape = list(linear.shape) + rest
+    values = values.to(x.dtype).expand(shape).reshape([-1] + rest)
+    linear = linear.expand(linear.shape).reshape(-1)
+    positions = linear.reshape([-1] + [1] * len(rest)).expand(values.shape)
+    if accumulate:
+        out = _scatter_reduce(flat, 0, positions, values, "sum", include_self=True)
+    else:
+        out = _scatter_src(flat, 0, positions, values)
+    return out.reshape(x.shape)
+
+
+def _diagonal(x, offset=0, dim1=0, dim2=1):
+    """The diagonal as a lookup along the last dimension of x with dim1 and
+    dim2 moved last and merged (a copy, not a view)."""
+    rank = x.dim()
+    dim1, dim2 = dim1 % rank, dim2 % rank
+    moved = x.movedim((dim1, dim2), (-2, -1))
+    n, m = moved.shape[-2], moved.shape[-1]
+    if offset >= 0:
+        length = max(0, min(n, m - offset))
+        first = offset
+    else:
+        length = max(0, min(n + offset, m))
+        first = -offset * m
+    merged = moved.reshape(list(moved.shape[:-2]) + [n * m])
+    index = torch.arange(length, dtype=torch.int64) * (m + 1) + first
+    return merged[..., index]
+
+
+def _empty(size, dtype=None, layout=None, device=None, pin_memory=None,
+           memory_format=None):
+    # Uninitialized memory may hold anything: zeros.
+    return torch.zeros(size, dtype=dtype or torch.get_default_dtype())
+
+
+def _empty_strided(size, stride, dtype=None, layout=None, device=None,
+                   pin_memory=None):
+    return torch.zeros(size, dtype=dtype or torch.get_default_dtype())
+
+
+def _avg_pool1d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True):
+    kernel = kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size
+    stride = (stride[0] if stride else kernel) if isinstance(stride, (list, tuple)) else stride
+    padding = padding[0] if isinstance(padding, (list, tuple)) else padding
+    batched = x.dim() == 3
+    out = F.avg_pool2d((x if batched else x.unsqueeze(0)).unsqueeze(-2), (1, kernel),
+                       (1, stride), (0, padding), ceil_mode, count_include_pad)
+    out = out.squeeze(-2)
+    return out if batched else out.squeeze(0)
+
+
+def _adaptive_avg_pool1d(x, output_size):
+    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
+    batched = x.dim() == 3
+    out = F.adaptive_avg_pool2d((x if batched else x.unsqueeze(0)).unsqueeze(-2), (1, size))
+    out = out.squeeze(-2)
+    return out if batched else out.squeeze(0)
+
+
+def _avg_pool3d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True, divisor_override=None):
+    """Separable: a 2-d pooling over H and W, then a 1-d one over D (each
+    window's divisor is the product of its extents in the three
+    dimensions, as eager computes it)."""
+    if divisor_override:
+        return NotImplemented
+    def three(v, default=None):
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        if not v:
+            return default
+        return v * 3 if len(v) == 1 else v
+    kd, kh, kw = three(kernel_size)
+    sd, sh, sw = three(stride, [kd, kh, kw])
+    pd, ph, pw = three(padding)
+    batched = x.dim() == 5
+    if not batched:
+        x = x.unsqueeze(0)
+    n, c, d, h, w = x.shape
+    planes = F.avg_pool2d(x.reshape(n, c * d, h, w), (kh, kw), (sh, sw), (ph, pw), ceil_mode,
+                          count_include_pad)
+    ho, wo = planes.shape[-2:]
+    depth = planes.reshape(n, c, d, ho * wo).transpose(2, 3)
+    out = F.avg_pool2d(depth, (1, kd), (1, sd), (0, pd), ceil_mode, count_include_pad)
+    out = out.transpose(2, 3).reshape(n, c, out.shape[-1], ho, wo)
+    return out if batched else out.squeeze(0)
+
+
+def _adaptive_avg_pool3d(x, output_size):
+    """Separable, as _avg_pool3d: each adaptive window spans independent
+    ranges of D, H and W, its divisor the product of their lengths."""
+    od, oh, ow = (list(output_size) * 3)[:3] if len(output_size) == 1 else output_size
+    batched = x.dim() == 5
+    if not batched:
+        x = x.unsqueeze(0)
+    n, c, d, h, w = x.shape
+    planes = F.adaptive_avg_pool2d(x.reshape(n, c * d, h, w), (oh, ow))
+    depth = planes.reshape(n, c, d, oh * ow).transpose(2, 3)
+    out = F.adaptive_avg_pool2d(depth, (oh * ow, od))
+    out = out.transpose(2, 3).reshape(n, c, od, oh, ow)
+    return out if batched else out.squeeze(0)
+
+
+def _cdist(x1, x2, p, compute_mode=None):
+    return _vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+
+
+def _pad_by_index(x, pad, source):
+    """Pads the last len(pad) / 2 dimensions by looking up, along each,
+    the source position of every output position (`source(positions,
+    size)` maps -lo .. size + hi - 1 into 0 .. size - 1)."""
+    for i in range(len(pad) // 2):
+        dim = x.dim() - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        if lo == 0 and hi == 0:
+            continue
+        size = x.shape[dim]
+        positions = torch.arange(-lo, size + hi, dtype=torch.int64)
+        x = x.index_select(dim, source(positions, size))
+    return x
+
+
+def _replication_pad(x, padding):
+    return _pad_by_index(x, padding, lambda p, n: p.clamp(0, n - 1))
+
+
+def _reflection_pad(x, padding):
+    # -1 -> 1, n -> n - 2: reflected about the first and last elements.
+    return _pad_by_index(x, padding, lambda p, n: (n - 1) - ((n - 1) - p.abs()).abs())
+
+
+def _pdist(x, p=2.0):
+    """The distances of rows i < j, in row-major order of (i, j): all
+    pairs' distances (as cdist), then a lookup of the upper triangle's
+    positions i * n + j."""
+    n = x.shape[0]
+    if n < 2:
+        return torch.zeros(0, dtype=x.dtype)
+    full = _vector_norm(x.unsqueeze(1) - x.unsqueeze(0), p, [-1]).reshape(-1)
+    positions = torch.cat([torch.arange(i * n + i + 1, (i + 1) * n, dtype=torch.int64)
+                           for i in range(n - 1)])
+    return full[positions]
+
+
 def decomposition_table():
     table = get_decompositions(_TORCH_DECOMPOSED)
     table[aten.cumsum.default] = _cumsum
@@ -263,4 +597,23 @@ def decomposition_table():
     table[aten.linalg_vector_norm.default] = _vector_norm
     table[aten._native_multi_head_attention.default] = _multi_head_attention
     table[aten._transformer_encoder_layer_fwd.default] = _transformer_encoder_layer
+    table[aten.gather.default] = _gather
+    table[aten.scatter.src] = _scatter_src
+    table[aten.scatter.value] = _scatter_value
+    table[aten.scatter_add.default] = _scatter_add
+    table[aten.scatter_reduce.two] = _scatter_reduce
+    table[aten.index_put.default] = _index_put
+    table[aten.prod.default] = _prod
+    table[aten.prod.dim_int] = _prod_dim
+    table[aten.diagonal.default] = _diagonal
+    table[aten.empty.memory_format] = _empty
+    table[aten.empty_strided.default] = _empty_strided
+    table[aten.avg_pool1d.default] = _avg_pool1d
+    table[aten.adaptive_avg_pool1d.default] = _adaptive_avg_pool1d
+    table[aten.avg_pool3d.default] = _avg_pool3d
+    table[aten._adaptive_avg_pool3d.default] = _adaptive_avg_pool3d
+    table[aten._cdist_forward.default] = _cdist
+    table[aten._pdist_forward.default] = _pdist
+    table[aten.reflection_pad3d.default] = _reflection_pad
+    table[aten.replication_pad3d.default] = _replication_pad
     return table

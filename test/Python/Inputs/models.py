@@ -6,9 +6,9 @@ import torch.nn as nn
 
 class Unsupported(nn.Module):
     def forward(self, x):
-        a = torch.prod(x, dim=1, keepdim=True)
-        b = torch.prod(a * x, dim=0, keepdim=True)
-        c = torch.sort(b + x, dim=1).values
+        a = torch.sort(x, dim=1).values
+        b = torch.sort(a * x, dim=0).values
+        c = torch.median(b + x, dim=1, keepdim=True).values
         return torch.relu(c) + torch.topk(x, 1, dim=1).indices
 
 
