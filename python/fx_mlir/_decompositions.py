@@ -543,6 +543,76 @@ def _adaptive_avg_pool3d(x, output_size):
     return out if batched else out.squeeze(0)
 
 
+# Sorting compares every pair of a row's elements: at most this many
+# comparisons per sort (64 Mi: a 4096-element row of 4096 rows, a
+# 8192-element one alone); larger sorts stay unsupported.
+_SORT_MAX_PAIRS = 1 << 26
+
+
+def _sort_ranks(x, dim, descending, stable):
+    """Each element's position in the sorted order along `dim` (dim moved
+    last): the number of elements that sort before it, ties broken by
+    position (a stable sort). NaNs sort after every number, as in eager
+    (first when descending)."""
+    a = x.unsqueeze(-1)  # [..., i, 1]
+    b = x.unsqueeze(-2)  # [..., 1, j]
+    if x.is_floating_point():
+        a_nan, b_nan = a != a, b != b
+        # before[..., i, j]: element j sorts strictly before element i.
+        if descending:
+            before = (b > a) | (b_nan & ~a_nan)
+        else:
+            before = (b < a) | (a_nan & ~b_nan)
+        same = (a == b) | (a_nan & b_nan)
+    else:
+        before = b > a if descending else b < a
+        same = a == b
+    n = x.shape[-1]
+    positions = torch.arange(n, dtype=torch.int64)
+    earlier = positions.unsqueeze(-1) > positions  # [i, j]: j < i
+    return torch.sum(before | (same & earlier), -1)
+
+
+def _sort(x, dim=-1, descending=False, stable=False):
+    """A comparison sort: ranks from all pairs (_sort_ranks), then each
+    rank's element and index picked by a one-hot mask."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim %= x.dim()
+    n = x.shape[dim]
+    if x.numel() * n > _SORT_MAX_PAIRS:
+        return NotImplemented
+    row = x.movedim(dim, -1)
+    ranks = _sort_ranks(row, dim, descending, stable)
+    # at[..., k, i]: element i has rank k.
+    at = ranks.unsqueeze(-2) == torch.arange(n, dtype=torch.int64).unsqueeze(-1)
+    values = torch.sum(torch.where(at, row.unsqueeze(-2), torch.zeros((), dtype=x.dtype)),
+                       -1).to(x.dtype)
+    if x.is_floating_point():
+        # NaNs (which the sum of a one-hot row would not carry through
+        # 0 * NaN) are where the NaN elements sorted to.
+        nan_at = torch.sum((at & (row != row).unsqueeze(-2)).to(torch.int64), -1) > 0
+        values = torch.where(nan_at, torch.full((), float("nan"), dtype=x.dtype), values)
+    indices = torch.sum(torch.where(at, torch.arange(n, dtype=torch.int64), 0), -1)
+    return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def _sort_stable(x, *, stable=None, dim=-1, descending=False):
+    return _sort(x, dim, descending, bool(stable))
+
+
+def _topk(x, k, dim=-1, largest=True, sorted=True):
+    """The first k of a sort (the largest first, or the smallest)."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim %= x.dim()
+    result = _sort(x, dim, descending=largest)
+    if result is NotImplemented:
+        return NotImplemented
+    values, indices = result
+    return values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
+
+
 def _cdist(x1, x2, p, compute_mode=None):
     return _vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
 
@@ -612,6 +682,9 @@ def decomposition_table():
     table[aten.adaptive_avg_pool1d.default] = _adaptive_avg_pool1d
     table[aten.avg_pool3d.default] = _avg_pool3d
     table[aten._adaptive_avg_pool3d.default] = _adaptive_avg_pool3d
+    table[aten.sort.default] = _sort
+    table[aten.sort.stable] = _sort_stable
+    table[aten.topk.default] = _topk
     table[aten._cdist_forward.default] = _cdist
     table[aten._pdist_forward.default] = _pdist
     table[aten.reflection_pad3d.default] = _reflection_pad

@@ -21,7 +21,7 @@
 # CHECK: updated in place: ok
 # CHECK: with gradients: ok
 # CHECK: unsupported: ok, 2 partitions compiled, warned: fx_mlir: graph {{[0-9]+}} runs partly eagerly: cannot import: 1 node(s) use 1 unsupported ATen op(s):
-# CHECK-NEXT: aten.sort.default x1
+# CHECK-NEXT: aten.median.dim x1
 # CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
 # CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
 # CHECK: new batch sizes: ['ok', 'ok', 'ok', 'ok'] compiled 3
@@ -30,8 +30,8 @@
 # CHECK-NEXT: compiled in {{[0-9.]+}} s: one graph
 # CHECK-NEXT: graph 2: 3 ATen ops, 2 supported
 # CHECK-NEXT: compiled in {{[0-9.]+}} s: 2 partition(s), the rest eager
-# CHECK-NEXT: unsupported: aten.sort.default x1 at {{.*}}dynamo.py:[[#]]
-# CHECK-NEXT: dict: 2 graphs, unsupported {'aten.sort.default': 1}
+# CHECK-NEXT: unsupported: aten.median.dim x1 at {{.*}}dynamo.py:[[#]]
+# CHECK-NEXT: dict: 2 graphs, unsupported {'aten.median.dim': 1}
 # CHECK: mode in options: ok
 # CHECK: dump_dir: has files True
 # CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode', 'dump_dir']
@@ -125,8 +125,8 @@ want.sum().backward()
 check("with gradients", [out, grad], [want, x.grad])
 
 
-def uses_sort(x):
-    return torch.sort(x * 2, 0).values + 1
+def uses_median(x):
+    return torch.median(x * 2, 0, keepdim=True).values + x
 
 
 v = torch.randn(5)
@@ -134,15 +134,15 @@ from fx_mlir.dynamo import STATS  # noqa: E402
 before = STATS["partitions"]
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    got = compiled(uses_sort)(v)
+    got = compiled(uses_median)(v)
 messages = [str(w.message) for w in caught if "fx_mlir" in str(w.message)]
-result = compare([got.numpy()], [uses_sort(v).numpy()])
+result = compare([got.numpy()], [uses_median(v).numpy()])
 print("unsupported:", "ok" if result.ok else result.message, end=", ")
 print(STATS["partitions"] - before, "partitions compiled", end=", ")
 print("warned:", messages[0] if messages else "nothing")
 torch._dynamo.reset()
 try:
-    compiled(uses_sort, fallback=False)(torch.randn(6))
+    compiled(uses_median, fallback=False)(torch.randn(6))
     print("no fallback: no error")
 except Exception as e:  # Dynamo wraps the backend's error
     cause = getattr(e, "inner_exception", None) or e
@@ -169,7 +169,7 @@ class Explained(torch.nn.Module):
     def forward(self, x):
         y = torch.relu(self.a(x))
         torch._dynamo.graph_break()
-        return torch.sort(y * 3, 1).values * 2
+        return torch.median(y * 3, 1, keepdim=True).values * 2
 
 
 import fx_mlir  # noqa: E402

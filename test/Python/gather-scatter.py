@@ -1,6 +1,6 @@
 # The Core ATen ops the importer decomposes into FX ops (the gather and
-# scatter family, products, diagonals, 1-d and 3-d pooling, 3-d padding,
-# distances, empty tensors) against eager PyTorch, imported, compiled and
+# scatter family, sort and topk, products, diagonals, 1-d and 3-d
+# pooling, 3-d padding, distances, empty tensors) against eager PyTorch, imported, compiled and
 # run: gather along each dimension and with an index smaller than its
 # input; scatter of a tensor and of a value, scatter_add and every
 # scatter_reduce reduction with and without the input's own values
@@ -11,7 +11,7 @@
 # REQUIRES: torch
 # RUN: %python %s cpu | FileCheck %s
 # RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
-# CHECK-COUNT-56: ok
+# CHECK-COUNT-66: ok
 # CHECK-NOT: MISMATCH
 # CHECK-NOT: ERROR
 
@@ -51,7 +51,7 @@ def check(name, fn, *xs):
         if g.shape != w.shape or g.dtype != w.dtype:
             same = False
         elif w.dtype.kind == "f":
-            same = same and np.allclose(g, w, rtol=1e-5, atol=1e-5)
+            same = same and np.allclose(g, w, rtol=1e-5, atol=1e-5, equal_nan=True)
         else:
             same = same and np.array_equal(g, w)
     print(name, "ok" if same else f"MISMATCH got {[g.tolist() for g in got]}")
@@ -142,6 +142,27 @@ check("replication_pad3d", lambda t: F.pad(t, (1, 2, 1, 0, 2, 1), mode="replicat
       torch.randn(1, 2, 4, 5, 6))
 check("reflection_pad3d wide", lambda t: F.pad(t, (3, 3, 0, 0, 1, 0), mode="reflect"),
       torch.randn(2, 1, 3, 2, 4))
+
+# sort and topk: ranks from all pairs of a row (stable: ties keep their
+# order; NaNs last, first when descending); a sort too large for that is
+# reported unsupported.
+check("sort", lambda t: torch.sort(t, 1), x)
+check("sort descending", lambda t: torch.sort(t, -1, descending=True), x)
+check("sort stable ties", lambda t: torch.sort(t, dim=1, stable=True),
+      torch.randint(0, 3, (4, 9)).float())
+check("sort int", lambda t: torch.sort(t, dim=0, stable=True), ints)
+check("sort nan", lambda t: torch.sort(t, 1),
+      torch.tensor([[1.0, float("nan"), -2.0, float("inf"), float("nan")]]))
+check("sort nan descending", lambda t: torch.sort(t, 1, descending=True),
+      torch.tensor([[1.0, float("nan"), -float("inf"), 3.0]]))
+check("argsort", lambda t: torch.argsort(t, 1), x)
+check("topk", lambda t: torch.topk(t, 3, 1), x)
+check("topk smallest", lambda t: torch.topk(t, 2, -1, largest=False), x)
+try:
+    fx_mlir.import_module(Fn(lambda t: torch.sort(t).values).eval(), (torch.randn(10000),))
+    print("large sort MISMATCH: imported")
+except fx_mlir.UnsupportedOpsError as e:
+    print("large sort:", "ok" if "aten.sort" in str(e) else e)
 
 # distances
 check("cdist", lambda a, b: torch.cdist(a, b), torch.randn(2, 5, 3), torch.randn(2, 4, 3))

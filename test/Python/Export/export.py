@@ -91,12 +91,12 @@ report("state", lambda: fx_mlir.import_module(Counter().eval(), (torch.randn(2),
 
 class Unsupported(nn.Module):
     def forward(self, t):
-        return torch.sort(t).values.median(0, keepdim=True).values
+        return torch.kthvalue(t, 1).values.median(0, keepdim=True).values
 
 
 # Core ATen ops with no FX op yet are reported together, with source lines
 # (torch.export records the frames of modules' forward methods).
-# CHECK: unsupported UnsupportedOpsError: cannot import: 2 node(s) use 2 unsupported ATen op(s): |   aten.median.dim x1 |     no mapping to the FX dialect: at {{.*}}export.py:[[# @LINE-5]] |   aten.sort.default x1
+# CHECK: unsupported UnsupportedOpsError: cannot import: 2 node(s) use 2 unsupported ATen op(s): |   aten.kthvalue.default x1 |     no mapping to the FX dialect: at {{.*}}export.py:[[# @LINE-5]] |   aten.median.dim x1
 report("unsupported", lambda: fx_mlir.import_module(Unsupported().eval(), (torch.randn(3),)))
 
 
