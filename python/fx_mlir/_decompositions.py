@@ -613,6 +613,86 @@ def _topk(x, k, dim=-1, largest=True, sorted=True):
     return values.narrow(dim, 0, k), indices.narrow(dim, 0, k)
 
 
+def _transposed_convolution(x, w, bias, stride, padding, dilation, transposed,
+                            output_padding, groups):
+    """A transposed convolution as a direct one: the input with stride - 1
+    zeros between its elements, padded by dilation * (kernel - 1) - padding
+    (plus output_padding after), convolved with stride 1 by the filter
+    flipped in space and with its channel roles swapped per group.
+    Direct convolutions are left to the FX op (NotImplemented)."""
+    if not transposed:
+        return NotImplemented
+    spatial = x.dim() - 2
+    if spatial < 1 or w.dim() != x.dim():
+        return NotImplemented
+    def per_dim(v):
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        return v * spatial if len(v) == 1 else v
+    stride, padding = per_dim(stride), per_dim(padding)
+    dilation, output_padding = per_dim(dilation), per_dim(output_padding)
+    kernel = list(w.shape[2:])
+    for i in range(spatial):
+        dim = 2 + i
+        s = stride[i]
+        if s > 1 and x.shape[dim] > 0:
+            zeros = torch.zeros(x.shape, dtype=x.dtype)
+            spread = torch.stack([x] + [zeros] * (s - 1), dim + 1)
+            shape = list(x.shape)
+            shape[dim] *= s
+            x = spread.reshape(shape).narrow(dim, 0, (x.shape[dim] - 1) * s + 1)
+    pad = []
+    for i in reversed(range(spatial)):
+        lo = dilation[i] * (kernel[i] - 1) - padding[i]
+        pad += [lo, lo + output_padding[i]]
+    x = _constant_pad_nd(x, pad)
+    # [C_in, C_out / g, k...] -> [C_out, C_in / g, k...], flipped in space.
+    c_in, c_out_g = w.shape[0], w.shape[1]
+    w = w.reshape([groups, c_in // groups, c_out_g] + kernel).transpose(1, 2)
+    w = w.reshape([groups * c_out_g, c_in // groups] + kernel)
+    w = torch.flip(w, list(range(2, 2 + spatial)))
+    return torch.convolution(x, w, bias, [1] * spatial, [0] * spatial, dilation, False,
+                             [0] * spatial, groups)
+
+
+def _col2im(x, output_size, kernel_size, dilation, padding, stride):
+    """F.fold: the sum of the patches back into the image, as a transposed
+    convolution of the columns (one channel per kernel position of each
+    image channel) by one-hot filters, a group per image channel."""
+    batched = x.dim() == 3
+    if not batched:
+        x = x.unsqueeze(0)
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = kernel_size, dilation, padding, stride
+    height, width = output_size
+    oh = (height + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (width + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    n, rows, _ = x.shape
+    taps = kh * kw
+    channels = rows // taps
+    positions = torch.arange(taps, dtype=torch.int64)
+    one_hot = (positions.unsqueeze(1) == positions).to(x.dtype).reshape(taps, 1, kh, kw)
+    weight = one_hot.repeat(channels, 1, 1, 1)
+    # The rows and columns no window reaches (past the last stride) are
+    # the output padding.
+    extra = (height - ((oh - 1) * sh - 2 * ph + dh * (kh - 1) + 1),
+             width - ((ow - 1) * sw - 2 * pw + dw * (kw - 1) + 1))
+    out = F.conv_transpose2d(x.reshape(n, rows, oh, ow), weight, None, (sh, sw), (ph, pw),
+                             extra, channels, (dh, dw))
+    return out if batched else out.squeeze(0)
+
+
+def _masked_scatter(x, mask, source):
+    """x with its masked elements replaced by source's first elements in
+    order: the k-th masked element (a running count of the mask) takes
+    source.flatten()[k]."""
+    mask = mask.expand(x.shape) if mask.shape != x.shape else mask
+    flat_mask = mask.reshape(-1)
+    if flat_mask.numel() == 0:
+        return x.clone()
+    order = _cumsum(flat_mask.to(torch.int64), 0) - 1
+    picked = source.reshape(-1)[order.clamp(0, max(source.numel() - 1, 0))]
+    return torch.where(flat_mask, picked.to(x.dtype), x.reshape(-1)).reshape(x.shape)
+
+
 def _cdist(x1, x2, p, compute_mode=None):
     return _vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
 
@@ -685,6 +765,9 @@ def decomposition_table():
     table[aten.sort.default] = _sort
     table[aten.sort.stable] = _sort_stable
     table[aten.topk.default] = _topk
+    table[aten.col2im.default] = _col2im
+    table[aten.convolution.default] = _transposed_convolution
+    table[aten.masked_scatter.default] = _masked_scatter
     table[aten._cdist_forward.default] = _cdist
     table[aten._pdist_forward.default] = _pdist
     table[aten.reflection_pad3d.default] = _reflection_pad
