@@ -249,6 +249,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  // Boolean tensors hold a byte per element, also for vector code.
+  pm.addPass(createFXByteBoolVectors());
 }
 
 void fx::buildFusionReportPipeline(OpPassManager &pm,

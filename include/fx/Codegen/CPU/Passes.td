@@ -313,4 +313,20 @@ def FXFlattenGlobals : Pass<"fx-flatten-globals", "ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def FXByteBoolVectors : Pass<"fx-byte-bool-vectors", "ModuleOp"> {
+  let summary = "Load and store vectors of i1 as bytes, as scalars are";
+  let description = [{
+    On the LLVM dialect, after the lowering: MLIR stores a boolean tensor
+    element as a byte (an LLVM `i1` occupies one), and the runtime passes
+    `bool` tensors as bytes, but LLVM stores a `<N x i1>` vector as N packed
+    bits. A vectorized loop reading or writing a boolean tensor (a mask
+    input, a comparison's result, an `i1` temporary) then read or wrote
+    the wrong bytes: `torch.where(mask, a, b)` with a 4x32 mask, or `a > 0`
+    as an output, were wrong on the CPU. Each `llvm.load` and `llvm.store`
+    of a vector of `i1`, and each masked load and store of one, becomes one
+    of bytes (`zext` before a store, `trunc` after a load).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // FX_CODEGEN_CPU_PASSES_TD
