@@ -688,6 +688,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
                     "map";
               return false;
             }
+        // (fuseElementwiseInRow fuses it into each consumer: a gather
+        // whose indices a member computes may not fuse, BERT's token type
+        // ids; the region then stays separate kernels.)
+        if (op != root.getOperation() && isa<linalg::GenericOp>(op))
+          for (OpOperand &use : op->getUses())
+            if (region.members.count(use.getOwner()) &&
+                isa<linalg::GenericOp>(use.getOwner()) &&
+                !linalg::areElementwiseOpsFusable(&use)) {
+              why = "an elementwise member does not fuse into its consumer";
+              return false;
+            }
         continue;
       }
       hasReduction = true;
