@@ -10,36 +10,21 @@
 # CHECK-COUNT-10: ok
 # CHECK-NOT: MISMATCH
 
+import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
-import fx_mlir
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from opcheck import check_fn  # noqa: E402
 
 target = sys.argv[1]
 torch.manual_seed(0)
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
-
-
 def check(name, fn, *xs):
-    imported = fx_mlir.import_module(Fn(fn).eval(), xs)
-    (got,) = fx_mlir.compile(imported.mlir, target=target)(*[x.numpy() for x in xs])
-    want = fn(*xs).numpy()
-    if want.dtype.kind == "f":
-        same = got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5)
-    else:
-        same = got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
-    print(name, "ok" if same else f"MISMATCH got {got.tolist()}")
+    check_fn(target, name, fn, *xs)
 
 
 a, b = torch.randn(4, 32), torch.randn(4, 32)

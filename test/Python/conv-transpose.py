@@ -12,44 +12,20 @@
 
 import os
 import sys
-import tempfile
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-import fx_mlir
-from fx_mlir.testing import compare
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from opcheck import Fn, check_module  # noqa: E402
 
 target = sys.argv[1]
-workdir = tempfile.mkdtemp()
 torch.manual_seed(0)
 
 
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
-
-
 def check(name, module, *inputs):
-    module.eval()
-    imported = fx_mlir.import_module(module, inputs)
-    mlir = os.path.join(workdir, name.replace(" ", "_") + ".mlir")
-    weights = mlir[:-5] + ".safetensors" if imported.params else None
-    imported.save(mlir, weights)
-    model = fx_mlir.compile(mlir, target=target)
-    if weights:
-        model.bind_weights(weights)
-    outputs = model(*[t.numpy() for t in inputs])
-    with torch.no_grad():
-        expected = module(*inputs)
-    result = compare(outputs, [expected])
-    print(name, "PASS" if result.ok else "FAIL", [tuple(o.shape) for o in outputs],
-          result.message)
+    check_module(target, name, module, *inputs)
 
 
 check("convT stride 1", nn.ConvTranspose2d(4, 6, 3), torch.randn(2, 4, 5, 6))

@@ -15,46 +15,23 @@
 # CHECK-NOT: MISMATCH
 # CHECK-NOT: ERROR
 
+import os
 import sys
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
 import fx_mlir
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from opcheck import Fn, check_fn  # noqa: E402
+
 target = sys.argv[1]
 torch.manual_seed(0)
 
 
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *xs):
-        return self.fn(*xs)
-
-
 def check(name, fn, *xs):
-    try:
-        imported = fx_mlir.import_module(Fn(fn).eval(), xs)
-        got = fx_mlir.compile(imported.mlir, target=target)(*[x.numpy() for x in xs])
-    except Exception as e:  # noqa: BLE001 - reported, and FileCheck fails on it
-        print(name, "ERROR", type(e).__name__, str(e)[:400])
-        return
-    want = fn(*xs)
-    want = want if isinstance(want, tuple) else (want,)
-    same = len(got) == len(want)
-    for g, w in zip(got, want):
-        w = w.numpy()
-        if g.shape != w.shape or g.dtype != w.dtype:
-            same = False
-        elif w.dtype.kind == "f":
-            same = same and np.allclose(g, w, rtol=1e-5, atol=1e-5, equal_nan=True)
-        else:
-            same = same and np.array_equal(g, w)
-    print(name, "ok" if same else f"MISMATCH got {[g.tolist() for g in got]}")
+    check_fn(target, name, fn, *xs)
 
 
 x = torch.randn(3, 5, 4)
