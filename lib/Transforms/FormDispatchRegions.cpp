@@ -688,9 +688,11 @@ struct RegionFormer : fx::DispatchRegionOptions {
                     "map";
               return false;
             }
-        // (fuseElementwiseInRow fuses it into each consumer: a gather
-        // whose indices a member computes may not fuse, BERT's token type
-        // ids; the region then stays separate kernels.)
+        // (fuseElementwiseInRow fuses it into each consumer. A gather,
+        // whose row dimension only linalg.index gives, does not fuse into
+        // a sum over that dimension: no input would define the reduced
+        // loop; BERT's embeddings before their layer norm. The region then
+        // stays separate kernels.)
         if (op != root.getOperation() && isa<linalg::GenericOp>(op))
           for (OpOperand &use : op->getUses())
             if (region.members.count(use.getOwner()) &&

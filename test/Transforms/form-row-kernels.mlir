@@ -287,3 +287,42 @@ func.func @constant_in_row(%x: tensor<6x9xf32>) -> tensor<6xf32> {
   } -> tensor<6xf32>
   return %6 : tensor<6xf32>
 }
+
+// -----
+
+// A gather (an embedding lookup: its column comes only from linalg.index)
+// centred by its row's sum, as BERT's embeddings before their layer norm:
+// fused into the sum, no input would give the reduced loop its size, so
+// the region is not a row kernel and its ops stay apart.
+// CHECK-LABEL: func.func @gathered_row_centred
+// CHECK-NOT: scf.forall
+// CHECK: return
+// REPORT: remark: dispatch region 0 is not a row kernel: an elementwise member does not fuse into its consumer
+func.func @gathered_row_centred(%ids: tensor<2xi64>, %table: tensor<10x128xf32>) -> tensor<2x128xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %c9 = arith.constant 9 : index
+  %0 = tensor.empty() : tensor<2x128xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<2xi64>) outs(%0 : tensor<2x128xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %col = linalg.index 1 : index
+    %row = arith.index_cast %in : i64 to index
+    %low = arith.maxsi %row, %c0 : index
+    %clamped = arith.minsi %low, %c9 : index
+    %v = tensor.extract %table[%clamped, %col] : tensor<10x128xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x128xf32>
+  %2 = tensor.empty() : tensor<2xf32>
+  %3 = linalg.fill ins(%cst : f32) outs(%2 : tensor<2xf32>) -> tensor<2xf32>
+  %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%1 : tensor<2x128xf32>) outs(%3 : tensor<2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  } -> tensor<2xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%1, %4 : tensor<2x128xf32>, tensor<2xf32>) outs(%0 : tensor<2x128xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %d = arith.subf %in, %sum : f32
+    linalg.yield %d : f32
+  } -> tensor<2x128xf32>
+  return %5 : tensor<2x128xf32>
+}

@@ -475,15 +475,15 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
     return false;
   // A linalg.generic, or a named elementwise op (linalg.transpose: the
   // heads of attention).
+  llvm::SmallDenseSet<Value> inputSet = aliasesOf(input);
   auto generic = dyn_cast_or_null<linalg::LinalgOp>(
-      lastWriter(op.getOperation(), aliasesOf(input)));
+      lastWriter(op.getOperation(), inputSet));
   if (!generic || !isPerElement(generic) || generic.getDpsInits()[0] != input)
     return false;
   // Nothing after it but `op` reads what it wrote: no use between them,
   // and after `op` the buffer is dead or written anew before it is read (a
   // buffer the bufferization reuses for the next block's activations).
   Block *block = generic->getBlock();
-  llvm::SmallDenseSet<Value> inputSet = aliasesOf(input);
   Operation *next = op->getNextNode();
   while (next && !usesAny(next, inputSet))
     next = next->getNextNode();
