@@ -17,6 +17,8 @@ import torch
 import torch.nn.functional as F
 from torch._decomp import get_decompositions
 
+from ._aten import _list
+
 aten = torch.ops.aten
 
 # Ops decomposed with PyTorch's own decompositions. Everything else that
@@ -331,7 +333,7 @@ def _scatter_parts(x, dim, index, src):
     for d in range(x.dim()):
         if d != dim and index.shape[d] != x.shape[d]:
             covered = covered.narrow(d, 0, index.shape[d])
-    if src is not None and isinstance(src, torch.Tensor):
+    if src is not None:
         for d in range(src.dim()):
             if src.shape[d] != index.shape[d]:
                 src = src.narrow(d, 0, index.shape[d])
@@ -442,7 +444,6 @@ def _index_put(x, indices, values, accumulate=False):
     flat = x.reshape([step] + rest)
     shape = list(linear.shape) + rest
     values = values.to(x.dtype).expand(shape).reshape([-1] + rest)
-    linear = linear.expand(linear.shape).reshape(-1)
     positions = linear.reshape([-1] + [1] * len(rest)).expand(values.shape)
     if accumulate:
         out = _scatter_reduce(flat, 0, positions, values, "sum", include_self=True)
@@ -480,67 +481,60 @@ def _empty_strided(size, stride, dtype=None, layout=None, device=None,
     return torch.zeros(size, dtype=dtype or torch.get_default_dtype())
 
 
-def _avg_pool1d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
-                count_include_pad=True):
-    kernel = kernel_size[0] if isinstance(kernel_size, (list, tuple)) else kernel_size
-    stride = (stride[0] if stride else kernel) if isinstance(stride, (list, tuple)) else stride
-    padding = padding[0] if isinstance(padding, (list, tuple)) else padding
+def _pool_1d_as_2d(x, pool):
+    """A 1-d pooling of [N,] C, L as `pool` of N, C, 1, L."""
     batched = x.dim() == 3
-    out = F.avg_pool2d((x if batched else x.unsqueeze(0)).unsqueeze(-2), (1, kernel),
-                       (1, stride), (0, padding), ceil_mode, count_include_pad)
-    out = out.squeeze(-2)
+    out = pool((x if batched else x.unsqueeze(0)).unsqueeze(-2)).squeeze(-2)
     return out if batched else out.squeeze(0)
 
 
+def _avg_pool1d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
+                count_include_pad=True):
+    (kernel,) = _list(kernel_size, 1)
+    (stride,) = _list(stride, 1) if stride else (kernel,)
+    (padding,) = _list(padding, 1)
+    return _pool_1d_as_2d(x, lambda t: F.avg_pool2d(t, (1, kernel), (1, stride), (0, padding),
+                                                    ceil_mode, count_include_pad))
+
+
 def _adaptive_avg_pool1d(x, output_size):
-    size = output_size[0] if isinstance(output_size, (list, tuple)) else output_size
-    batched = x.dim() == 3
-    out = F.adaptive_avg_pool2d((x if batched else x.unsqueeze(0)).unsqueeze(-2), (1, size))
-    out = out.squeeze(-2)
+    (size,) = _list(output_size, 1)
+    return _pool_1d_as_2d(x, lambda t: F.adaptive_avg_pool2d(t, (1, size)))
+
+
+def _pool_3d_separably(x, pool_hw, pool_d):
+    """A 3-d average pooling of [N,] C, D, H, W as `pool_hw` of the planes
+    (N, C * D, H, W), then `pool_d` of each (h, w) column over D (N, C,
+    H' * W', D): each window's divisor is the product of its extents in the
+    three dimensions, as eager computes it."""
+    batched = x.dim() == 5
+    if not batched:
+        x = x.unsqueeze(0)
+    n, c, d, h, w = x.shape
+    planes = pool_hw(x.reshape(n, c * d, h, w))
+    ho, wo = planes.shape[-2:]
+    out = pool_d(planes.reshape(n, c, d, ho * wo).transpose(2, 3))
+    out = out.transpose(2, 3).reshape(n, c, out.shape[-1], ho, wo)
     return out if batched else out.squeeze(0)
 
 
 def _avg_pool3d(x, kernel_size, stride=(), padding=0, ceil_mode=False,
                 count_include_pad=True, divisor_override=None):
-    """Separable: a 2-d pooling over H and W, then a 1-d one over D (each
-    window's divisor is the product of its extents in the three
-    dimensions, as eager computes it)."""
     if divisor_override:
         return NotImplemented
-    def three(v, default=None):
-        v = list(v) if isinstance(v, (list, tuple)) else [v]
-        if not v:
-            return default
-        return v * 3 if len(v) == 1 else v
-    kd, kh, kw = three(kernel_size)
-    sd, sh, sw = three(stride, [kd, kh, kw])
-    pd, ph, pw = three(padding)
-    batched = x.dim() == 5
-    if not batched:
-        x = x.unsqueeze(0)
-    n, c, d, h, w = x.shape
-    planes = F.avg_pool2d(x.reshape(n, c * d, h, w), (kh, kw), (sh, sw), (ph, pw), ceil_mode,
-                          count_include_pad)
-    ho, wo = planes.shape[-2:]
-    depth = planes.reshape(n, c, d, ho * wo).transpose(2, 3)
-    out = F.avg_pool2d(depth, (1, kd), (1, sd), (0, pd), ceil_mode, count_include_pad)
-    out = out.transpose(2, 3).reshape(n, c, out.shape[-1], ho, wo)
-    return out if batched else out.squeeze(0)
+    kd, kh, kw = _list(kernel_size, 3)
+    sd, sh, sw = _list(stride, 3) if stride else (kd, kh, kw)
+    pd, ph, pw = _list(padding, 3)
+    return _pool_3d_separably(
+        x,
+        lambda t: F.avg_pool2d(t, (kh, kw), (sh, sw), (ph, pw), ceil_mode, count_include_pad),
+        lambda t: F.avg_pool2d(t, (1, kd), (1, sd), (0, pd), ceil_mode, count_include_pad))
 
 
 def _adaptive_avg_pool3d(x, output_size):
-    """Separable, as _avg_pool3d: each adaptive window spans independent
-    ranges of D, H and W, its divisor the product of their lengths."""
-    od, oh, ow = (list(output_size) * 3)[:3] if len(output_size) == 1 else output_size
-    batched = x.dim() == 5
-    if not batched:
-        x = x.unsqueeze(0)
-    n, c, d, h, w = x.shape
-    planes = F.adaptive_avg_pool2d(x.reshape(n, c * d, h, w), (oh, ow))
-    depth = planes.reshape(n, c, d, oh * ow).transpose(2, 3)
-    out = F.adaptive_avg_pool2d(depth, (oh * ow, od))
-    out = out.transpose(2, 3).reshape(n, c, od, oh, ow)
-    return out if batched else out.squeeze(0)
+    od, oh, ow = _list(output_size, 3)
+    return _pool_3d_separably(x, lambda t: F.adaptive_avg_pool2d(t, (oh, ow)),
+                              lambda t: F.adaptive_avg_pool2d(t, (t.shape[-2], od)))
 
 
 # Sorting compares every pair of a row's elements: at most this many
@@ -549,9 +543,8 @@ def _adaptive_avg_pool3d(x, output_size):
 _SORT_MAX_PAIRS = 1 << 26
 
 
-def _sort_ranks(x, dim, descending, stable):
-    """Each element's position in the sorted order along `dim` (dim moved
-    last): the number of elements that sort before it, ties broken by
+def _sort_ranks(x, descending):
+    """Each element's position in the sorted order along the last dimension: the number of elements that sort before it, ties broken by
     position (a stable sort). NaNs sort after every number, as in eager
     (first when descending)."""
     a = x.unsqueeze(-1)  # [..., i, 1]
@@ -573,9 +566,10 @@ def _sort_ranks(x, dim, descending, stable):
     return torch.sum(before | (same & earlier), -1)
 
 
-def _sort(x, dim=-1, descending=False, stable=False):
-    """A comparison sort: ranks from all pairs (_sort_ranks), then each
-    rank's element and index picked by a one-hot mask."""
+def _sort(x, dim=-1, descending=False):
+    """A comparison sort (stable: each is): ranks from all pairs
+    (_sort_ranks), then each rank's element and index picked by a one-hot
+    mask."""
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64)
     dim %= x.dim()
@@ -583,7 +577,7 @@ def _sort(x, dim=-1, descending=False, stable=False):
     if x.numel() * n > _SORT_MAX_PAIRS:
         return NotImplemented
     row = x.movedim(dim, -1)
-    ranks = _sort_ranks(row, dim, descending, stable)
+    ranks = _sort_ranks(row, descending)
     # at[..., k, i]: element i has rank k.
     at = ranks.unsqueeze(-2) == torch.arange(n, dtype=torch.int64).unsqueeze(-1)
     values = torch.sum(torch.where(at, row.unsqueeze(-2), torch.zeros((), dtype=x.dtype)),
@@ -598,7 +592,7 @@ def _sort(x, dim=-1, descending=False, stable=False):
 
 
 def _sort_stable(x, *, stable=None, dim=-1, descending=False):
-    return _sort(x, dim, descending, bool(stable))
+    return _sort(x, dim, descending)
 
 
 def _topk(x, k, dim=-1, largest=True, sorted=True):
@@ -625,11 +619,8 @@ def _transposed_convolution(x, w, bias, stride, padding, dilation, transposed,
     spatial = x.dim() - 2
     if spatial < 1 or w.dim() != x.dim():
         return NotImplemented
-    def per_dim(v):
-        v = list(v) if isinstance(v, (list, tuple)) else [v]
-        return v * spatial if len(v) == 1 else v
-    stride, padding = per_dim(stride), per_dim(padding)
-    dilation, output_padding = per_dim(dilation), per_dim(output_padding)
+    stride, padding = _list(stride, spatial), _list(padding, spatial)
+    dilation, output_padding = _list(dilation, spatial), _list(output_padding, spatial)
     kernel = list(w.shape[2:])
     for i in range(spatial):
         dim = 2 + i
@@ -728,7 +719,7 @@ def _pdist(x, p=2.0):
     n = x.shape[0]
     if n < 2:
         return torch.zeros(0, dtype=x.dtype)
-    full = _vector_norm(x.unsqueeze(1) - x.unsqueeze(0), p, [-1]).reshape(-1)
+    full = _cdist(x, x, p).reshape(-1)
     positions = torch.cat([torch.arange(i * n + i + 1, (i + 1) * n, dtype=torch.int64)
                            for i in range(n - 1)])
     return full[positions]
