@@ -5,6 +5,9 @@
 # REQUIRES: torch
 # RUN: %python %s 2>&1 | FileCheck %s --check-prefixes=CHECK,%torch-checks
 
+import os
+import sys
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -12,14 +15,8 @@ import torch.nn.functional as F
 import fx_mlir
 from fx_mlir.testing import compare
 
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *inputs):
-        return self.fn(*inputs)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from opcheck import Fn  # noqa: E402
 
 
 def check(name, fn, *inputs):

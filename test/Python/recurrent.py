@@ -12,41 +12,17 @@
 
 import os
 import sys
-import tempfile
 
 import torch
 
-import fx_mlir
-from fx_mlir.testing import compare
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
+from opcheck import check_module  # noqa: E402
 
 target = sys.argv[1]
-workdir = tempfile.mkdtemp()
-
-
-def flatten(value, out):
-    if isinstance(value, (tuple, list)):
-        for v in value:
-            flatten(v, out)
-    else:
-        out.append(value)
-    return out
 
 
 def check(name, module, *inputs):
-    module.eval()
-    imported = fx_mlir.import_module(module, inputs)
-    mlir = os.path.join(workdir, name + ".mlir")
-    weights = os.path.join(workdir, name + ".safetensors") if imported.params else None
-    imported.save(mlir, weights)
-    model = fx_mlir.compile(mlir, target=target)
-    if weights:
-        model.bind_weights(weights)
-    outputs = model(*[t.numpy() for t in inputs])
-    with torch.no_grad():
-        expected = flatten(module(*inputs), [])
-    result = compare(outputs, expected)
-    print(name, "PASS" if result.ok else "FAIL", [tuple(o.shape) for o in outputs],
-          result.message)
+    check_module(target, name, module, *inputs)
 
 
 class Flip(torch.nn.Module):

@@ -50,9 +50,21 @@ def check_fn(target, name, fn, *xs):
 _workdir = tempfile.mkdtemp()
 
 
+def _flatten(value, out):
+    """A module's outputs in order, nested tuples (an LSTM's (h, c))
+    flattened."""
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            _flatten(v, out)
+    else:
+        out.append(value)
+    return out
+
+
 def check_module(target, name, module, *inputs):
-    """Prints `name PASS` or FAIL with the relative L2 error, for a module
-    whose weights are bound from the .safetensors the importer writes."""
+    """Prints `name PASS` or FAIL with the shapes and relative L2 error, for
+    a module whose weights (if any) are bound from the .safetensors the
+    importer writes."""
     module.eval()
     imported = fx_mlir.import_module(module, inputs)
     mlir = os.path.join(_workdir, name.replace(" ", "_") + ".mlir")
@@ -63,8 +75,7 @@ def check_module(target, name, module, *inputs):
         model.bind_weights(weights)
     outputs = model(*[t.numpy() for t in inputs])
     with torch.no_grad():
-        expected = module(*inputs)
-    expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+        expected = _flatten(module(*inputs), [])
     result = compare(outputs, expected)
     print(name, "PASS" if result.ok else "FAIL", [tuple(o.shape) for o in outputs],
           result.message)
