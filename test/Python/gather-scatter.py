@@ -83,7 +83,9 @@ check("prod", lambda t: torch.prod(t), torch.rand(3, 5) + 0.5)
 check("prod dim", lambda t: torch.prod(t, 1), x)
 check("prod keepdim", lambda t: torch.prod(t, -1, keepdim=True), x)
 check("prod int", lambda t: torch.prod(t, 0), ints)
-check("prod empty", lambda t: torch.prod(t, 1), torch.randn(3, 0))
+# (The product over nothing is 1 whatever the input: scaled by another
+# input, the result is no constant.)
+check("prod empty", lambda t, u: torch.prod(t, 1) * u, torch.randn(3, 0), torch.randn(3))
 
 # diagonal, empty
 check("diagonal", lambda t: torch.diagonal(t), torch.randn(4, 6))
