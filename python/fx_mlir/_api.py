@@ -3,8 +3,8 @@
 
 import torch
 
-from ._importer import (Importer, Param, TraceError, UnsupportedOpsError,  # noqa: F401
-                        capture, export, exported_graph)
+from ._importer import (DynamicDim, Importer, Input, Param, TraceError,  # noqa: F401
+                        UnsupportedOpsError, capture, export, exported_graph)
 from . import safetensors
 
 # torch.export arrived in torch 2.1; torch 1.x imports through make_fx.
@@ -14,10 +14,14 @@ HAS_EXPORT = hasattr(torch, "export") and hasattr(torch.export, "ExportedProgram
 class ImportedModule:
     """The result of import_module: `.mlir` text and the parameters it names."""
 
-    def __init__(self, mlir, params, func_name):
+    def __init__(self, mlir, params, func_name, dynamic_dims=()):
         self.mlir = mlir
         self.params = params          # {qualified name: tensor}, empty when frozen
         self.func_name = func_name
+        # The inputs' dynamic dimensions (`?` in the IR), each a DynamicDim:
+        # .input (its index), .dim, .name (the torch.export.Dim's), .min,
+        # .max (2^63-1: unbounded).
+        self.dynamic_dims = list(dynamic_dims)
 
     def save(self, mlir_path, weights_path=None):
         """Writes the IR and (unless frozen) the parameters as .safetensors."""
@@ -50,7 +54,10 @@ def import_module(module, example_inputs, dynamic_shapes=None, frozen=False,
     `example_inputs` is a tuple of tensors (a single tensor is accepted); their
     shapes and dtypes become the function's signature. On torch 2 the model is
     captured with torch.export (`dynamic_shapes` as torch.export takes it) and
-    lowered to Core ATen; on torch 1.x with make_fx. Raises TraceError if the
+    lowered to Core ATen; on torch 1.x with make_fx. A dynamic outermost
+    dimension (a torch.export.Dim) is written as `?`, its range as the
+    argument's `fx_import.dim_ranges` (see `ImportedModule.dynamic_dims`);
+    other dynamic dimensions raise ValueError. Raises TraceError if the
     model cannot be captured and UnsupportedOpsError listing every unsupported
     op if the graph cannot be expressed.
     """
@@ -86,4 +93,6 @@ def _import(graph, placeholders, frozen, func_name, exported):
     builder = Importer(graph, placeholders, frozen, func_name, exported).run()
     tensors = {p.name: p.tensor for p in placeholders if isinstance(p, Param)}
     kept = {name: tensors[name] for name in builder.param_names}
-    return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name)
+    dynamic = [d for p in placeholders if isinstance(p, Input)
+               for _, d in sorted(p.dynamic.items())]
+    return ImportedModule("module {\n" + builder.text() + "}\n", kept, func_name, dynamic)

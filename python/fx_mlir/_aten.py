@@ -11,8 +11,8 @@ import operator
 import numpy as np
 import torch
 
-from ._emitter import (Unsupported, Value, array_attr, element_type, float_attr,
-                       int_attr)
+from ._emitter import (SymDim, Unsupported, Value, array_attr, element_type, float_attr,
+                       int_attr, shape_text)
 
 aten = torch.ops.aten
 HANDLERS = {}
@@ -44,10 +44,57 @@ def _numel(shape):
     return int(np.prod(shape, dtype=np.int64))
 
 
+def _refuse_dynamic(what, *shapes):
+    """Unsupported for an op that needs static shapes, naming the first
+    dynamic dimension."""
+    for shape in shapes:
+        for d in shape:
+            if isinstance(d, SymDim) or not isinstance(d, int) or d < 0:
+                detail = (f": {shape_text(shape)}, with {d.describe()}"
+                          if isinstance(d, SymDim) else "")
+                raise Unsupported(f"{what} of a tensor of dynamic shape{detail}. Make that "
+                                  "dimension static (leave it out of dynamic_shapes)")
+
+
+def view_size_attr(shape):
+    """fx.view's size for a result shape: a dynamic dimension is -1, which
+    the view infers from the element count; one at most."""
+    dynamic = [d for d in shape if isinstance(d, SymDim)]
+    if len(dynamic) > 1:
+        raise Unsupported(
+            f"a view to the shape ({', '.join(map(str, shape))}) needs {len(dynamic)} "
+            f"dynamic sizes, and fx.view infers only one (-1): "
+            f"{'; '.join(d.describe() for d in dynamic)}. Reshape so that at most one "
+            "dimension of the result is dynamic (e.g. keep the batch dimension and merge "
+            "the others into static ones), or make the dimensions static")
+    return array_attr([-1 if isinstance(d, SymDim) else d for d in shape])
+
+
+def expand_size_attr(source, shape):
+    """fx.expand's size for a result shape: a dynamic dimension that the
+    source has in the same place is -1 (kept); one the source would have to
+    stretch from 1 cannot be written."""
+    sizes = []
+    lead = len(shape) - len(source)
+    for i, d in enumerate(shape):
+        if isinstance(d, SymDim):
+            if i >= lead and source[i - lead] == d:
+                sizes.append(-1)
+                continue
+            raise Unsupported(
+                f"expands dimension {i} to {d.describe()}, which fx.expand cannot write "
+                "(its sizes are numbers; -1 keeps a dimension, it cannot stretch one). Let "
+                "broadcasting in an elementwise op stretch it, or make that dimension static")
+        sizes.append(d)
+    return array_attr(sizes)
+
+
 def scalar_operand(ctx, value, like):
     """A Python number used as a tensor operand (a 'wrapped number')."""
     if _is_value(value):
         return value
+    if isinstance(value, SymDim):
+        raise Unsupported(f"computes with a size: it {value.number_error()}")
     if isinstance(value, bool):
         etype = "i1"
     elif isinstance(value, int):
@@ -318,8 +365,7 @@ def _gather_along(ctx, x, dim, idx):
     then the index dimensions moved back to `dim`."""
     if idx.etype not in ("i64", "i32"):
         raise Unsupported("indexing with a boolean mask")
-    if any(not isinstance(d, int) or d < 0 for d in x.shape + idx.shape):
-        raise Unsupported("indexing a tensor of dynamic shape")
+    _refuse_dynamic("indexing", x.shape, idx.shape)
     rank = len(x.shape)
     order = [dim] + [d for d in range(rank) if d != dim]
     moved = x
@@ -365,8 +411,7 @@ def _index(ctx, x, indices):
     if count == 1:
         return _gather_along(ctx, x, first, indices[first])
     block = x.shape[first:first + count]
-    if any(not isinstance(d, int) or d < 0 for d in x.shape):
-        raise Unsupported("indexing a tensor of dynamic shape")
+    _refuse_dynamic("indexing", x.shape)
     tensors = [indices[d] for d in given]
     if any(t.etype != "i64" for t in tensors):
         raise Unsupported("several index tensors that are not all int64")
@@ -395,8 +440,7 @@ def _rev(ctx, x, dims):
     out = x
     for dim in sorted({d % max(x.rank, 1) for d in dims}):
         size = x.shape[dim]
-        if not isinstance(size, int) or size < 0:
-            raise Unsupported("flipping a dimension of dynamic size")
+        _refuse_dynamic("flipping a dimension", (size,))
         if size <= 1:
             continue
         index = ctx.b.constant(np.arange(size - 1, -1, -1, dtype=np.int64), "i64", ctx.loc)
@@ -435,9 +479,10 @@ def _variance(ctx, x, dim, correction, keepdim):
     subtraction."""
     if x.etype not in ("f32", "f16", "bf16"):
         raise Unsupported("var_mean of a non-floating tensor")
-    if any(not isinstance(d, int) or d < 0 for d in x.shape):
-        raise Unsupported("var_mean of a tensor of dynamic shape")
     dims = [d % max(x.rank, 1) for d in _reduce_dims(x, dim)]
+    # The count of the reduced elements is a number: those dimensions
+    # static (a dynamic batch kept is fine).
+    _refuse_dynamic("a variance over dimensions", [x.shape[d] for d in dims])
     count = _numel([x.shape[d] for d in dims])
     correction = 1 if correction is None else correction
     kept = tuple(1 if d in dims else size for d, size in enumerate(x.shape))
@@ -501,32 +546,41 @@ def _view(ctx, x, *args):
     shape, _ = ctx.result()
     if tuple(shape) == x.shape:
         return x
-    return ctx.emit("view", [x], {"size": array_attr(shape)})
+    return ctx.emit("view", [x], {"size": view_size_attr(shape)})
 
 
 @handles(aten.as_strided.default)
 def _as_strided(ctx, x, size, stride, storage_offset=None):
-    # Only the as_strided calls that are plain reshapes of a contiguous tensor.
-    contiguous = []
-    running = 1
-    for d in reversed(list(size)):
-        contiguous.insert(0, running)
-        running *= d
+    # Only the as_strided calls that are plain reshapes of a contiguous
+    # tensor (a dynamic batch included: group norm's decomposition).
+    size, stride = list(size), list(stride)
     source = ctx.arg_meta(0)
-    ok = (not storage_offset and running == _numel(x.shape)
-          and all(s == c for s, c, d in zip(stride, contiguous, size) if d != 1)
-          and source is not None and _is_contiguous(source))
+    ok = (not storage_offset and source is not None and len(size) == len(stride)
+          and _numel_parts(size) == _numel_parts(x.shape)
+          and _contiguous_strides(size, stride)
+          and _contiguous_strides(ctx.importer.dims(source.shape),
+                                  ctx.importer.dims(source.stride)))
     if not ok:
         raise Unsupported("as_strided that is not a plain view of a contiguous tensor")
     return ctx.view(x, tuple(size))
 
 
-def _is_contiguous(meta):
-    expected = 1
-    for d, s in reversed(list(zip(meta.shape, meta.stride))):
-        if d != 1 and s != expected:
+def _numel_parts(shape):
+    """A shape's element count as (its dynamic factors, the product of the
+    static sizes)."""
+    return (sorted(str(d) for d in shape if isinstance(d, SymDim)),
+            _numel([d for d in shape if not isinstance(d, SymDim)]))
+
+
+def _contiguous_strides(sizes, strides):
+    """Whether `strides` are those of a contiguous tensor of `sizes` (the
+    stride of a size-1 dimension does not matter). A stride that would be a
+    product of a dynamic size does not match."""
+    inner = 1  # the product of the sizes inside; None once one is dynamic
+    for d, s in zip(reversed(sizes), reversed(strides)):
+        if d != 1 and (inner is None or s != inner):
             return False
-        expected *= d
+        inner = None if inner is None or isinstance(d, SymDim) else inner * d
     return True
 
 
@@ -548,7 +602,7 @@ def _expand(ctx, x, size, implicit=False):
     shape, _ = ctx.result()
     if tuple(shape) == x.shape:
         return x
-    return ctx.emit("expand", [x], {"size": array_attr(shape)})
+    return ctx.emit("expand", [x], {"size": expand_size_attr(x.shape, shape)})
 
 
 @handles(aten.unsqueeze.default)
@@ -571,7 +625,17 @@ def _slice_bounds(size, start, end, step):
 @handles(aten.slice.Tensor)
 def _slice(ctx, x, dim=0, start=None, end=None, step=1):
     dim = dim % x.rank
-    start, end, step = _slice_bounds(x.shape[dim], start, end, step)
+    size = x.shape[dim]
+    if isinstance(size, SymDim):
+        # fx.slice counts negative bounds from the end and clamps, as ATen
+        # does: the bounds go as they are (a symbolic bound cannot).
+        start = 0 if start is None else start
+        end = 2 ** 63 - 1 if end is None or end == size else end
+        if (start, end, step) == (0, 2 ** 63 - 1, 1):
+            return x
+        return ctx.emit("slice", [x], {"dim": int_attr(dim), "start": int_attr(start),
+                                       "end": int_attr(end), "step": int_attr(step)})
+    start, end, step = _slice_bounds(size, start, end, step)
     if (start, end, step) == (0, x.shape[dim], 1):
         return x
     return ctx.emit("slice", [x], {"dim": int_attr(dim), "start": int_attr(start),
@@ -581,8 +645,8 @@ def _slice(ctx, x, dim=0, start=None, end=None, step=1):
 @handles(aten.select.int)
 def _select(ctx, x, dim, index):
     dim = dim % x.rank
-    if index < 0:
-        index += x.shape[dim]
+    if index < 0 and not isinstance(x.shape[dim], SymDim):
+        index += x.shape[dim]  # (fx.select counts a negative index from the end too)
     return ctx.emit("select", [x], {"dim": int_attr(dim), "index": int_attr(index)})
 
 
@@ -678,7 +742,8 @@ def _copy(ctx, x, src, non_blocking=False):
     if out.etype != x.etype:
         out = ctx.emit_typed("convert_element_type", [out], None, [(out.shape, x.etype)])
     if out.shape != x.shape:
-        out = ctx.emit_typed("expand", [out], {"size": array_attr(x.shape)}, [(x.shape, x.etype)])
+        out = ctx.emit_typed("expand", [out], {"size": expand_size_attr(out.shape, x.shape)},
+                             [(x.shape, x.etype)])
     return out
 
 
@@ -713,7 +778,7 @@ def _scalar_tensor(ctx, value, **kwargs):
 
 @handles(aten.arange.default, aten.arange.start, aten.arange.start_step)
 def _arange(ctx, *args, **kwargs):
-    numbers = [a for a in args if isinstance(a, (int, float))]
+    numbers = [a for a in args if isinstance(a, (int, float, SymDim))]
     if ctx.node.target is aten.arange.default:
         start, end, step = 0, numbers[0], 1
     elif ctx.node.target is aten.arange.start:

@@ -21,6 +21,14 @@ DTYPES = {
     torch.bool: "i1",
 }
 
+# The argument attribute that records the sizes a dynamic dimension of an
+# input may take, from torch.export.Dim(min=, max=): {dimN = array<i64: MIN,
+# MAX>}, MAX 2^63-1 when unbounded. Outside the `fx` namespace, whose
+# argument attributes the dialect verifies (fx.param): MLIR keeps it, the
+# compiler ignores it, and fx_mlir.runtime checks call-time shapes against it.
+DIM_RANGES_ATTR = "fx_import.dim_ranges"
+UNBOUNDED = 2 ** 63 - 1
+
 # Element type -> safetensors dtype name.
 SAFETENSORS_DTYPES = {"f32": "F32", "f16": "F16", "bf16": "BF16", "i64": "I64", "i32": "I32", "i1": "BOOL"}
 
@@ -37,8 +45,68 @@ def element_type(dtype):
                           "(f32, f16, bf16, i64, i32, bool)") from None
 
 
+class SymDim:
+    """A dimension of symbolic size (a torch.export.Dim, or an expression of
+    one, such as the 256 * batch of a flattened batch): `?` in types.
+
+    `expr` is torch's sympy expression; `origin` says where its symbols come
+    from (the input and dimension), for messages. The FX dialect has no
+    values for sizes, only `?` dimensions and a view's -1, so a SymDim used
+    as a number (an attribute, arithmetic, a comparison) raises Unsupported
+    naming the dimension and what to do.
+    """
+
+    __slots__ = ("expr", "origin")
+
+    def __init__(self, expr, origin=None):
+        self.expr = expr
+        self.origin = origin
+
+    def __eq__(self, other):
+        return isinstance(other, SymDim) and self.expr == other.expr
+
+    def __ne__(self, other):
+        return not self == other
+
+    def __hash__(self):
+        return hash(("SymDim", str(self.expr)))
+
+    def __repr__(self):
+        return str(self.expr)
+
+    def describe(self):
+        """'the dynamic size of input 0 (x) dimension 0 (Dim 'batch')', or
+        'the dynamic size 4*s77 (s77: input 0 ...)'."""
+        if getattr(self.expr, "is_Symbol", False) and self.origin:
+            return f"the dynamic size of {self.origin}"
+        return f"the dynamic size {self.expr}" + (f" ({self.origin})" if self.origin else "")
+
+    def number_error(self):
+        return (f"needs {self.describe()} as a number, which the FX dialect cannot hold (it "
+                "has '?' dimensions and a view's -1, no size values). Make that dimension "
+                "static (leave it out of dynamic_shapes: one import per size), or write the "
+                "model so that this size is only broadcast, viewed with -1 or kept in place")
+
+    def _refuse(self, *args):
+        raise Unsupported(self.number_error())
+
+    __int__ = __index__ = __float__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __mod__ = __rmod__ = _refuse
+    __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+
+def is_dynamic(shape):
+    return any(isinstance(d, SymDim) for d in shape)
+
+
+def shape_text(shape):
+    """A shape as MLIR writes it: 4x?x8."""
+    return "x".join("?" if isinstance(d, SymDim) else str(d) for d in shape)
+
+
 def tensor_type(shape, etype):
-    dims = "".join(f"{d}x" for d in shape)
+    dims = "".join(("?" if isinstance(d, SymDim) else str(d)) + "x" for d in shape)
     return f"tensor<{dims}{etype}>"
 
 
@@ -77,13 +145,14 @@ def quote(text):
 
 
 class Value:
-    """An SSA value with a static shape and an element type."""
+    """An SSA value with a shape (ints, and SymDims for dynamic
+    dimensions) and an element type."""
 
     __slots__ = ("name", "shape", "etype")
 
     def __init__(self, name, shape, etype):
         self.name = name
-        self.shape = tuple(int(d) for d in shape)
+        self.shape = tuple(d if isinstance(d, SymDim) else int(d) for d in shape)
         self.etype = etype
 
     @property
@@ -170,12 +239,19 @@ class FunctionBuilder:
         self._next += 1
         return name
 
-    def add_argument(self, shape, etype, param=None, loc=None):
+    def add_argument(self, shape, etype, param=None, loc=None, dim_ranges=None):
+        """A function argument; `param` tags it as a model parameter,
+        `dim_ranges` ({dim: (min, max)}) records the sizes its dynamic
+        dimensions may take (DIM_RANGES_ATTR)."""
         value = Value(f"%arg{len(self.args)}", shape, etype)
         attrs = None
         if param is not None:
             attrs = f"{{fx.param = {quote(param)}}}"
             self.param_names.append(param)
+        elif dim_ranges:
+            ranges = ", ".join(f"dim{d} = array<i64: {lo}, {hi}>"
+                               for d, (lo, hi) in sorted(dim_ranges.items()))
+            attrs = f"{{{DIM_RANGES_ATTR} = {{{ranges}}}}}"
         self.args.append((value, attrs, loc))
         return value
 
@@ -188,6 +264,16 @@ class FunctionBuilder:
         """
         loc = loc or self.loc
         results = [Value(None, s, e) for s, e in result_types]
+        if not operands and not keywords:
+            for r in results:
+                dynamic = [d for d in r.shape if isinstance(d, SymDim)]
+                if dynamic:
+                    raise Unsupported(
+                        f"creates a tensor of the dynamic shape {shape_text(r.shape)} "
+                        f"({dynamic[0].describe()}): FX creation ops (fx.{name}) have static "
+                        "shapes. Make that dimension static (leave it out of dynamic_shapes), "
+                        "or create the tensor at size 1 there and let broadcasting against "
+                        "an input stretch it")
         base = self.fresh()
         if len(results) == 1:
             results[0].name = base

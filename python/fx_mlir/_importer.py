@@ -12,8 +12,8 @@ from torch.utils._pytree import tree_flatten
 
 from . import _aten
 from ._decompositions import decomposition_table
-from ._emitter import (FunctionBuilder, Location, Unsupported, Value, element_type,
-                       relative_source, tensor_to_numpy)
+from ._emitter import (UNBOUNDED, FunctionBuilder, Location, SymDim, Unsupported, Value,
+                       element_type, relative_source, tensor_to_numpy)
 
 try:
     from functorch import functionalize
@@ -127,6 +127,9 @@ def _model_failed(error):
                       f"{type(error).__name__}: {error}")
 
 
+_SYM_TYPES = tuple(getattr(torch, name) for name in ("SymInt", "SymFloat", "SymBool")
+                   if hasattr(torch, name))
+
 _KEPT_WHOLE = [getattr(aten, name).default for name in ("scaled_dot_product_attention", "linear")
                if hasattr(aten, name)]
 
@@ -181,6 +184,7 @@ def exported_graph(program):
     # (attention becomes one fused kernel; linear keeps its batch dimensions).
     for op in _KEPT_WHOLE:
         table.pop(op, None)
+    dynamic_before = _dynamic_input_dims(program)
     with _recording_stack_traces():
         program = program.run_decompositions(table)
     signature = program.graph_signature
@@ -188,7 +192,7 @@ def exported_graph(program):
     placeholders, inputs = [], []
     for spec in signature.input_specs:
         if spec.kind == InputKind.USER_INPUT:
-            inputs.append(Input(len(inputs), nodes[spec.arg.name].meta["val"]))
+            inputs.append(Input(len(inputs), nodes[spec.arg.name].meta["val"], spec.arg.name))
             placeholders.append(inputs[-1])
         elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
             tensor = (program.state_dict[spec.target] if spec.target in program.state_dict
@@ -200,7 +204,7 @@ def exported_graph(program):
             raise UnsupportedOpsError({"input": [(
                 f"an input of kind {spec.kind.name} (only tensors, parameters and buffers "
                 "are supported)", spec.arg.name)]})
-    _refuse_dynamic_dimensions(inputs)
+    _dynamic_dimensions(program, inputs, dynamic_before)
     mutated = [spec.target for spec in signature.output_specs
                if spec.kind != OutputKind.USER_OUTPUT]
     if mutated:
@@ -211,20 +215,140 @@ def exported_graph(program):
     return program.graph, placeholders
 
 
-def _refuse_dynamic_dimensions(inputs):
-    # Symbolic sizes would be specialized to the example's (int() of a
-    # SymInt guards on its hint): refuse them rather than compile a graph
-    # for one size the user did not ask for.
-    dynamic = [f"input {i.index} dimension {dim} ({size})"
-               for i in inputs for dim, size in enumerate(getattr(i.example, "shape", ()))
-               if isinstance(size, torch.SymInt)
-               and not isinstance(size.node.maybe_as_int(), int)]
-    if dynamic:
-        raise ValueError(
-            "dynamic dimensions are not imported yet: " + ", ".join(dynamic) + ". Import "
-            "with static shapes (dynamic_shapes=None), one import per size; the Vulkan "
-            "backend takes a dynamic batch from IR with '?' dimensions written by hand "
-            "(docs/Tools.md)")
+def _user_inputs(program):
+    """(name, example) of each user input of an ExportedProgram, in order."""
+    from torch.export.graph_signature import InputKind
+    nodes = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    return [(spec.arg.name, nodes[spec.arg.name].meta.get("val"))
+            for spec in program.graph_signature.input_specs
+            if spec.kind == InputKind.USER_INPUT]
+
+
+def _symbolic(size):
+    """The sympy expression of a symbolic size (a SymInt, or a SymFloat or
+    SymBool of size arithmetic), or None for a number."""
+    if not isinstance(size, _SYM_TYPES):
+        return None
+    expr = size.node.expr
+    return None if getattr(expr, "is_number", False) else expr
+
+
+def _is_size_node(node):
+    """A node of size arithmetic: its value a SymInt (SymFloat, SymBool),
+    or a number from an aten::sym_* op (the size of a static dimension)."""
+    value = node.meta.get("val")
+    if isinstance(value, _SYM_TYPES):
+        return True
+    return (isinstance(value, (int, float, bool))
+            and isinstance(node.target, torch._ops.OpOverload)
+            and node.target._schema.name.startswith("aten::sym_"))
+
+
+def _sym_constant(value):
+    """The number a SymInt/SymFloat/SymBool of constant value holds."""
+    kind = {"SymInt": int, "SymFloat": float, "SymBool": bool}[type(value).__name__]
+    return kind(value.node.expr)
+
+
+def _dynamic_input_dims(program):
+    """{(input index, dim)} of the dimensions torch.export made symbolic."""
+    return {(i, d) for i, (_, example) in enumerate(_user_inputs(program))
+            for d, size in enumerate(getattr(example, "shape", ()))
+            if _symbolic(size) is not None}
+
+
+def _dim_name(size):
+    """The torch.export.Dim name of a symbolic input size (internal to
+    torch's ShapeEnv, so best effort), or None."""
+    try:
+        env = size.node.shape_env
+        names = getattr(env, "source_name_to_debug_name", {})
+        for source in env.var_to_sources.get(size.node.expr, ()):
+            name = source.name() if callable(source.name) else source.name
+            if name in names:
+                return names[name]
+    except Exception:  # noqa: BLE001 - only a nicer message is lost
+        pass
+    return None
+
+
+def _range_of(program, expr):
+    """(min, max) of a symbol from the program's range constraints; max is
+    UNBOUNDED (2^63-1) for no bound."""
+    ranges = program.range_constraints.get(expr)
+    if ranges is None:
+        return 0, UNBOUNDED
+    return max(_bound(ranges.lower, 0), 0), min(_bound(ranges.upper, UNBOUNDED), UNBOUNDED)
+
+
+def _bound(value, infinite):
+    """An end of a ValueRanges as an int; `infinite` for torch's int_oo."""
+    try:
+        return int(value)
+    except Exception:  # noqa: BLE001 - int_oo (and -int_oo) do not convert
+        return infinite
+
+
+class DynamicDim:
+    """A dynamic dimension of a model input: `?` in the IR, its size in
+    [min, max] (torch.export.Dim's range; max UNBOUNDED for none). `input`
+    is the input's index, `input_name` its name in forward, `name` the
+    Dim's name (None where torch does not tell), `symbol` torch's."""
+
+    def __init__(self, input, input_name, dim, name, symbol, min, max):
+        self.input, self.input_name, self.dim = input, input_name, dim
+        self.name, self.symbol, self.min, self.max = name, symbol, min, max
+
+    def where(self):
+        """'input 0 (x) dimension 0 (Dim 'batch')'."""
+        what = f"input {self.input}" + (f" ({self.input_name})" if self.input_name else "")
+        dim = f" (Dim '{self.name}')" if self.name else f" ({self.symbol})"
+        return f"{what} dimension {self.dim}{dim}"
+
+    def __repr__(self):
+        top = "inf" if self.max == UNBOUNDED else self.max
+        return (f"DynamicDim(input={self.input}, dim={self.dim}, name={self.name!r}, "
+                f"min={self.min}, max={top})")
+
+
+def _dynamic_dimensions(program, inputs, dynamic_before):
+    """Marks the inputs' symbolic dimensions as DynamicDims, or raises
+    ValueError for those the importer cannot write: an inner dimension, a
+    size derived from another (2 * batch), or a dimension the decompositions
+    made static again. Never specializes one silently."""
+    problems = []
+    for i, example in enumerate(inp.example for inp in inputs):
+        shape = getattr(example, "shape", ())
+        for d, size in enumerate(shape):
+            expr = _symbolic(size)
+            if expr is None:
+                if (i, d) in dynamic_before:
+                    problems.append(
+                        f"input {i} ({inputs[i].name}) dimension {d}: the Core ATen "
+                        f"decompositions made it the static size {int(size)} (a "
+                        "decomposition depends on its value); import it with static shapes")
+                continue
+            name = _dim_name(size)
+            lo, hi = _range_of(program, expr)
+            dynamic = DynamicDim(i, inputs[i].name, d, name, expr, lo, hi)
+            if not getattr(expr, "is_Symbol", False):
+                problems.append(
+                    f"input {i} ({inputs[i].name}) dimension {d}: its size {expr} is derived "
+                    "from another dimension; "
+                    "fx-mlir imports dynamic dimensions that are a torch.export.Dim of their "
+                    "own. Make it static, or give it a Dim of its own")
+            elif d != 0:
+                problems.append(
+                    f"{dynamic.where()}: only the outermost (batch) dimension of an input may "
+                    "be dynamic (the Vulkan backend compiles one program for a dynamic "
+                    "outermost dimension; kernels index inner dimensions with static strides). "
+                    f"Make dimension {d} static: leave it out of dynamic_shapes and import "
+                    "once per size")
+            else:
+                inputs[i].dynamic[d] = dynamic
+    if problems:
+        raise ValueError("cannot import the dynamic dimensions of the model's inputs:\n  " +
+                         "\n  ".join(problems))
 
 
 def reported_location(node, outermost_first):
@@ -260,7 +384,7 @@ class NodeContext:
                     meta = _meta(user)
         if meta is None:
             raise Unsupported("the traced graph has no shape for this result")
-        return tuple(meta.shape), element_type(meta.dtype)
+        return self.importer.dims(meta.shape), element_type(meta.dtype)
 
     def result_used(self, index):
         return any(u.target is operator.getitem and u.args[1] == index and u in self.importer.live
@@ -283,7 +407,7 @@ class NodeContext:
     def view(self, x, shape):
         if tuple(shape) == x.shape:
             return x
-        return self.emit_typed("view", [x], {"size": _aten.array_attr(shape)},
+        return self.emit_typed("view", [x], {"size": _aten.view_size_attr(shape)},
                                [(tuple(shape), x.etype)])
 
     def retype(self, value):
@@ -301,10 +425,12 @@ class Param:
 
 
 class Input:
-    """A placeholder that stands for the model's `index`-th tensor input."""
+    """A placeholder that stands for the model's `index`-th tensor input;
+    `dynamic` maps its dynamic dimensions to their DynamicDims."""
 
-    def __init__(self, index, example):
-        self.index, self.example = index, example
+    def __init__(self, index, example, name=None):
+        self.index, self.example, self.name = index, example, name
+        self.dynamic = {}
 
 
 class Specialized:
@@ -329,6 +455,30 @@ class Importer:
         self.values = {}
         self.errors = collections.OrderedDict()
         self.live = set()
+        # Where each symbol of a dynamic size comes from, for messages.
+        self.origins = {}
+        for what in placeholders:
+            for dynamic in getattr(what, "dynamic", {}).values():
+                self.origins[dynamic.symbol] = dynamic.where()
+
+    def dims(self, shape):
+        """A traced shape with SymDims for its symbolic sizes."""
+        return tuple(self._dim(size) for size in shape)
+
+    def _dim(self, size):
+        expr = _symbolic(size)
+        if expr is None:
+            return int(size)
+        return self._sym(expr)
+
+    def _sym(self, expr):
+        origins = [f"{sym} is the size of {self.origins[sym]}" if sym in self.origins else
+                   f"{sym} is a size computed from tensor values"
+                   for sym in sorted(getattr(expr, "free_symbols", ()), key=str)]
+        origin = "; ".join(origins)
+        if getattr(expr, "is_Symbol", False) and expr in self.origins:
+            origin = self.origins[expr]
+        return SymDim(expr, origin)
 
     def location(self, node):
         frame = user_frame(node.meta.get("stack_trace") or getattr(node, "stack_trace", None),
@@ -346,6 +496,15 @@ class Importer:
         self._import_arguments(placeholders)
         for node in nodes:
             if node.op == "call_function" and node in self.live:
+                if _is_size_node(node):
+                    # Size arithmetic (sym_size, operator.mul, ...): no IR;
+                    # handlers see the size as a number or a SymDim.
+                    value = node.meta["val"]
+                    expr = _symbolic(value)
+                    self.values[node] = (self._sym(expr) if expr is not None else
+                                         _sym_constant(value) if isinstance(value, _SYM_TYPES)
+                                         else value)
+                    continue
                 self._import_call(node)
             elif node.op == "get_attr" and node in self.live:
                 self._import_constant(node, getattr(graph.owning_module, node.target))
@@ -385,8 +544,10 @@ class Importer:
                                     f"{type(tensor).__name__}, not a tensor")
                 # Inputs are arguments even when unused, so that fx-run's
                 # --input order matches the model's signature.
+                ranges = {d: (dyn.min, dyn.max) for d, dyn in what.dynamic.items()}
                 self.values[node] = self.builder.add_argument(
-                    tensor.shape, element_type(tensor.dtype), loc=Location(f"input{what.index}"))
+                    self.dims(tensor.shape), element_type(tensor.dtype),
+                    loc=Location(f"input{what.index}"), dim_ranges=ranges)
 
     def _import_constant(self, node, tensor):
         if not isinstance(tensor, torch.Tensor):

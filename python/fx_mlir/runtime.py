@@ -16,6 +16,7 @@ message (compiler diagnostics carry their source locations).
 
 import ctypes
 import os
+import re
 
 import numpy as np
 
@@ -185,6 +186,58 @@ class _Tensor:
         _release(self, "handle")
 
 
+# The argument attribute the importer writes for an input's dynamic
+# dimensions: {fx_import.dim_ranges = {dim0 = array<i64: MIN, MAX>}}, from
+# torch.export.Dim(min=, max=); MAX 2^63-1 is unbounded (docs/Importing.md).
+DIM_RANGES_ATTR = "fx_import.dim_ranges"
+_UNBOUNDED = 2 ** 63 - 1
+_RANGE = re.compile(r"dim(\d+)\s*=\s*array<i64:\s*(-?\d+)\s*,\s*(-?\d+)\s*>")
+
+
+def _split_arguments(text, start):
+    """The argument texts of the parenthesized list opening at text[start],
+    split at its top-level commas (strings, brackets and types skipped)."""
+    args, depth, i, begin = [], 0, start, start + 1
+    closing = {")": "(", "]": "[", "}": "{", ">": "<"}
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            i += 1
+            while i < len(text) and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+        elif ch in "([{<":
+            depth += 1
+        elif ch in closing and not (ch == ">" and text[i - 1] == "-"):
+            depth -= 1
+            if depth == 0:
+                args.append(text[begin:i])
+                return args
+        elif ch == "," and depth == 1:
+            args.append(text[begin:i])
+            begin = i + 1
+        i += 1
+    return args
+
+
+def dim_ranges(ir, entry):
+    """{argument index: {dim: (min, max)}} from the `fx_import.dim_ranges`
+    attributes of function `entry`'s arguments in the IR text; {} when it
+    has none."""
+    if DIM_RANGES_ATTR not in ir:
+        return {}
+    match = re.search(r"func\.func\s+(?:\w+\s+)*@" + re.escape(entry) + r"\s*\(", ir)
+    if not match:
+        return {}
+    ranges = {}
+    for index, arg in enumerate(_split_arguments(ir, match.end() - 1)):
+        at = arg.find(DIM_RANGES_ATTR)
+        if at < 0:
+            continue
+        body = arg[at:arg.find("}", at)]
+        ranges[index] = {int(d): (int(lo), int(hi)) for d, lo, hi in _RANGE.findall(body)}
+    return ranges
+
+
 class Model:
     """A compiled entry point loaded on the CPU or a Vulkan device.
 
@@ -192,9 +245,15 @@ class Model:
     NumPy arrays (the non-parameter inputs, in order) returns a list of
     arrays. Arrays must have the input's dtype exactly (bf16 as uint16);
     they are used in place when C-contiguous, else copied.
+
+    `dim_ranges` maps an input's index to {dim: (min, max)}: the sizes its
+    dynamic dimensions may take, from the IR's `fx_import.dim_ranges`
+    (torch.export.Dim's range, which the importer records) for models
+    compiled from IR; a call with a size outside them raises Error before
+    running. Artifacts do not carry the ranges yet.
     """
 
-    def __init__(self, handle):
+    def __init__(self, handle, ir=None):
         lib = library()
         self._handle = handle
         self._free = lib.fx_model_free
@@ -210,6 +269,13 @@ class Model:
                          tuple(lib.fx_model_output_shape(handle, i)[d]
                                for d in range(lib.fx_model_output_rank(handle, i))))
                         for i in range(lib.fx_model_num_outputs(handle))]
+        # The inputs are the entry's arguments that are not parameters,
+        # named argN by their argument index N.
+        by_argument = dim_ranges(ir, self.name) if ir else {}
+        self.dim_ranges = {}
+        for i, (name, _, _) in enumerate(self.inputs):
+            if name.startswith("arg") and name[3:].isdigit() and int(name[3:]) in by_argument:
+                self.dim_ranges[i] = by_argument[int(name[3:])]
 
     def __del__(self):
         _release(self, "_handle")
@@ -217,6 +283,17 @@ class Model:
     def __repr__(self):
         return "<fx_mlir.Model %s on %s: inputs %s, outputs %s>" % (
             self.name, self.target, self.inputs, self.outputs)
+
+    def _check_ranges(self, i, name, shape):
+        for dim, (lo, hi) in sorted(self.dim_ranges.get(i, {}).items()):
+            if dim < len(shape) and not lo <= shape[dim] <= hi:
+                top = "no maximum" if hi == _UNBOUNDED else "at most %d" % hi
+                raise Error(
+                    "input %d (%s) has size %d in dimension %d, outside the range it was "
+                    "imported for: at least %d and %s (torch.export.Dim's min and max, "
+                    "recorded as %s). Pass a size in that range, or import the model with "
+                    "a Dim whose range holds this size" %
+                    (i, name, shape[dim], dim, lo, top, DIM_RANGES_ATTR))
 
     def bind_weights(self, path):
         """Binds every parameter from a .safetensors file, by name."""
@@ -244,6 +321,7 @@ class Model:
             if array.dtype.type is not want:
                 raise Error("input %d (%s) expects dtype %s, got NumPy %s" %
                             (i, name, dtype, array.dtype))
+            self._check_ranges(i, name, array.shape)
             inputs.append(_Tensor(_contiguous(array)))
         in_handles = (_P * max(len(inputs), 1))(*[t.handle for t in inputs])
         if any(d < 0 for _, shape in self.outputs for d in shape):
@@ -319,13 +397,18 @@ class Compiler:
         handle = _P()
         _check(library().fx_compiler_compile_file(self._handle, _bytes(path),
                                                   ctypes.byref(handle)))
-        return Model(handle)
+        try:  # the IR text, for the ranges of its dynamic dimensions
+            with open(path, encoding="utf-8", errors="replace") as f:
+                ir = f.read()
+        except OSError:
+            ir = None
+        return Model(handle, ir)
 
     def compile_string(self, text):
         handle = _P()
         _check(library().fx_compiler_compile_string(self._handle, text.encode(),
                                                     ctypes.byref(handle)))
-        return Model(handle)
+        return Model(handle, text)
 
     def save(self, path, artifact):
         """Compiles the file at `path` into the artifact file `artifact`."""

@@ -100,8 +100,13 @@ class Unsupported(nn.Module):
 report("unsupported", lambda: fx_mlir.import_module(Unsupported().eval(), (torch.randn(3),)))
 
 
-# Dynamic dimensions are refused, not silently specialized to the example.
-# CHECK: dynamic ValueError: dynamic dimensions are not imported yet: input 0 dimension 0 ({{.*}}). Import with static shapes
+# A dynamic batch imports as '?' (test/Python/Export/dynamic.py has the
+# rest); a dynamic inner dimension is refused, not silently specialized.
+# CHECK: dynamic batch: tensor<?x3x8x8xf32> {fx_import.dim_ranges = {dim0 = array<i64: 1, 64>}}
+# CHECK: dynamic width ValueError: cannot import the dynamic dimensions of the model's inputs: |   input 0 (x) dimension 3 (Dim 'width'): only the outermost (batch) dimension of an input may be dynamic {{.*}} Make dimension 3 static
 batch = torch.export.Dim("batch", min=1, max=64)
-report("dynamic", lambda: fx_mlir.import_module(block, (torch.randn(2, 3, 8, 8),),
-                                                 dynamic_shapes={"x": {0: batch}}))
+dynamic = fx_mlir.import_module(block, (torch.randn(2, 3, 8, 8),), dynamic_shapes={"x": {0: batch}})
+print("dynamic batch:", dynamic.mlir.split("loc(\"input0\")")[0].split("%arg6: ")[1])
+report("dynamic width", lambda: fx_mlir.import_module(
+    block, (torch.randn(2, 3, 8, 8),),
+    dynamic_shapes={"x": {3: torch.export.Dim("width", min=4, max=64)}}))
