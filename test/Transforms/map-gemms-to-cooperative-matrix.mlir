@@ -13,9 +13,15 @@
 // a unit of 8 k neighbours in two loads (zero where a row runs out).
 // bf16x3: three products per fragment pair, the kernel's location marked
 // for fx-retype-bf16-cooperative-matrices.
+// The results leave through the same workgroup buffer as the staged
+// tiles, a fragment row (4 fragments, rows 17 units apart) at a time, and
+// y is read and written as 16-byte units: its columns run contiguously.
 // HIGH-LABEL: func.func @linear
 // HIGH: %[[XW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<2048x512xf32> to memref<262144xvector<4xi32>>
+// HIGH: %[[YW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<2048x2048xf32> to memref<1048576xvector<4xi32>>
 // HIGH: gpu.launch
+// HIGH: %[[BUF:.*]] = memref.alloc() : memref<1536xvector<4xi32>, 3>
+// HIGH-NOT: memref.alloc
 // HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
 // HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
 // HIGH: scf.for
@@ -24,6 +30,10 @@
 // HIGH-COUNT-3: gpu.subgroup_mma_compute
 // The next k step's words become fragments' units after the multiplies.
 // HIGH: arith.select %{{.*}} : vector<4xi1>, vector<4xi32>
+// HIGH-COUNT-4: gpu.subgroup_mma_store_matrix %{{.*}}, %[[BUF]][%{{.*}}] {leadDimension = 17 : index}
+// HIGH-NEXT: gpu.barrier
+// HIGH: memref.load %[[YW]][%{{.*}}] : memref<1048576xvector<4xi32>>
+// HIGH: memref.store %{{.*}}, %[[YW]][%{{.*}}] : memref<1048576xvector<4xi32>>
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{cooperative-matrix=true bf16-cooperative-matrix=true precision=high}))' --mlir-print-debuginfo | FileCheck %s --check-prefix=MARKER
 // MARKER: loc(fused<"fx.bf16_fragments">
 // MEDIUM: remark: cooperative-matrix GEMM: 2048x2048x512 on bf16 fragments, 128x128 tiles, k step 32
@@ -57,11 +67,14 @@ func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref
 // HIGH: %[[WU:.*]] = builtin.unrealized_conversion_cast %[[W]] : memref<18432xi32> to memref<4608xvector<4xi32>>
 // HIGH: gpu.launch
 // HIGH: memref.store %{{.*}}, %[[WU]][%{{.*}}] : memref<4608xvector<4xi32>>
+// HIGH: %[[OUTU:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<16x64x32x32xf32> to memref<262144xvector<4xi32>>
 // HIGH: gpu.launch
 // HIGH: memref.load %[[INU]][%{{.*}}] : memref<147968xvector<4xi32>>
 // HIGH: arith.select %{{.*}} : vector<4xi1>, vector<4xi32>
 // HIGH: gpu.subgroup_mma_compute
+// HIGH: gpu.subgroup_mma_store_matrix {{.*}} {leadDimension = 9 : index}
 // HIGH: arith.maximumf
+// HIGH: memref.store %{{.*}}, %[[OUTU]][%{{.*}}] : memref<262144xvector<4xi32>>
 // HIGH-NOT: linalg.generic
 // HIGH: return
 // NOPACK: remark: cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16{{$}}
@@ -191,6 +204,27 @@ func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %o
     %r = arith.maximumf %x, %zero : f32
     linalg.yield %r : f32
   }
+  return
+}
+
+// -----
+
+// A 7x7 output: its 49 columns per image do not run in multiples of four,
+// so four neighbouring columns may lie in two images; the results are
+// stored element by element, each under its own bounds check.
+// HIGH-LABEL: func.func @odd_columns
+// HIGH-NOT: memref<256x64x7x7xf32> to
+// HIGH: gpu.launch
+// HIGH: gpu.subgroup_mma_compute
+// HIGH: gpu.subgroup_mma_store_matrix
+// HIGH-COUNT-4: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<256x64x7x7xf32>
+// HIGH: return
+func.func @odd_columns(%in: memref<256x64x9x9xf32>, %w: memref<64x64x3x3xf32>, %out: memref<256x64x7x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<256x64x7x7xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x12544x576 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<256x64x9x9xf32>, memref<64x64x3x3xf32>) outs(%out : memref<256x64x7x7xf32>)
   return
 }
 
