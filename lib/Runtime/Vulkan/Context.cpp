@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace fx::rt;
@@ -253,6 +254,25 @@ Status Context::Impl::createDevice() {
     enabled.bfloat16.pNext = chain;
     chain = &enabled.bfloat16;
     extensions.push_back("VK_KHR_shader_bfloat16");
+  }
+  // FX_VULKAN_KERNEL_STATS: the driver's statistics of each compiled
+  // kernel (registers, spills, ...), a diagnostic for kernel tuning.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (const char *stats = std::getenv("FX_VULKAN_KERNEL_STATS");
+      stats && *stats && std::string(stats) != "0") {
+    if (probe.hasExtension("VK_KHR_pipeline_executable_properties")) {
+      executableInfo.pipelineExecutableInfo = VK_TRUE;
+      executableInfo.pNext = chain;
+      chain = &executableInfo;
+      extensions.push_back("VK_KHR_pipeline_executable_properties");
+      kernelStats = true;
+    } else {
+      std::fprintf(stderr,
+                   "fx: FX_VULKAN_KERNEL_STATS: the device does not report "
+                   "kernel statistics (no VK_KHR_pipeline_executable_"
+                   "properties)\n");
+    }
   }
   // A portability-subset device must have the extension enabled.
   if (probe.hasExtension("VK_KHR_portability_subset"))

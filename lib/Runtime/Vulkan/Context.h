@@ -37,6 +37,11 @@ struct Context::Impl {
   /// The cache data as loaded, to skip rewriting an unchanged file.
   std::vector<uint8_t> loadedCache;
 
+  /// FX_VULKAN_KERNEL_STATS is set and the driver reports its compiled
+  /// kernels' statistics (VK_KHR_pipeline_executable_properties): each
+  /// pipeline's (registers, shared memory, spills...) go to stderr.
+  bool kernelStats = false;
+
   /// Read by the validation callback, which may run on any thread.
   std::atomic<uint64_t> validationErrors{0};
   /// vkQueueSubmit needs the queue externally synchronized, and several

@@ -12,6 +12,7 @@
 
 #include <chrono>
 
+#include <cstdio>
 #include <cstring>
 
 using namespace fx::rt;
@@ -132,6 +133,57 @@ Status Executable::Impl::checkDevice() const {
   return Status::ok();
 }
 
+void Executable::Impl::printKernelStatistics(size_t k) const {
+  if (!fn.vkGetPipelineExecutablePropertiesKHR ||
+      !fn.vkGetPipelineExecutableStatisticsKHR)
+    return;
+  const Kernel &kernel = program.kernels[k];
+  VkPipelineInfoKHR pipelineInfo = {VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pipelineInfo.pipeline = pipelines[k];
+  uint32_t count = 0;
+  if (fn.vkGetPipelineExecutablePropertiesKHR(device, &pipelineInfo, &count,
+                                              nullptr) != VK_SUCCESS)
+    return;
+  std::string line = "fx: kernel " + std::to_string(k) + " " + kernel.name;
+  if (!kernel.label.empty())
+    line += " (" + kernel.label + ")";
+  line += ":";
+  // The statistics of every executable (one for a compute pipeline).
+  for (uint32_t e = 0; e < count; ++e) {
+    VkPipelineExecutableInfoKHR executable = {
+        VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    executable.pipeline = pipelines[k];
+    executable.executableIndex = e;
+    uint32_t numStats = 0;
+    if (fn.vkGetPipelineExecutableStatisticsKHR(device, &executable, &numStats,
+                                                nullptr) != VK_SUCCESS)
+      continue;
+    std::vector<VkPipelineExecutableStatisticKHR> stats(
+        numStats, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (fn.vkGetPipelineExecutableStatisticsKHR(device, &executable, &numStats,
+                                                stats.data()) != VK_SUCCESS)
+      continue;
+    for (const VkPipelineExecutableStatisticKHR &stat : stats) {
+      line += std::string(" ") + stat.name + "=";
+      switch (stat.format) {
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        line += stat.value.b32 ? "true" : "false";
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        line += std::to_string(stat.value.i64);
+        break;
+      case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        line += std::to_string(stat.value.u64);
+        break;
+      default:
+        line += std::to_string(stat.value.f64);
+        break;
+      }
+    }
+  }
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
 Status Executable::Impl::createPipelines() {
   size_t count = program.kernels.size();
   modules.assign(count, VK_NULL_HANDLE);
@@ -195,6 +247,8 @@ Status Executable::Impl::createPipelines() {
     pipelineInfo.stage.pName = kernel.entryPoint.c_str();
     pipelineInfo.layout = pipelineLayouts[k];
     pipelineInfo.basePipelineIndex = -1;
+    if (ctx.kernelStats)
+      pipelineInfo.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     if (VkResult r =
             fn.vkCreateComputePipelines(device, ctx.pipelineCache, 1,
                                         &pipelineInfo, nullptr, &pipelines[k]);
@@ -202,6 +256,8 @@ Status Executable::Impl::createPipelines() {
       pipelines[k] = VK_NULL_HANDLE;
       return failed("vkCreateComputePipelines", r);
     }
+    if (ctx.kernelStats)
+      printKernelStatistics(k);
     // The pipeline holds the compiled code; the module is not needed again.
     fn.vkDestroyShaderModule(device, modules[k], nullptr);
     modules[k] = VK_NULL_HANDLE;

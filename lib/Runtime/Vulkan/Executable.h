@@ -144,6 +144,9 @@ struct Executable::Impl {
 
   Status checkDevice() const;
   Status createPipelines();
+  /// Prints the driver's statistics of kernel `k`'s pipeline to stderr
+  /// (Context::Impl::kernelStats).
+  void printKernelStatistics(size_t k) const;
   Result<VkBuffer> createVkBuffer(VkDeviceSize size, VkBufferUsageFlags usage,
                                   const std::string &what);
   Result<VkDeviceMemory> allocateMemory(VkDeviceSize size, uint32_t type,

@@ -99,6 +99,11 @@ Result<DeviceFunctions> DeviceFunctions::load(const InstanceFunctions &instance,
     return Status::error("the Vulkan driver does not provide " #name);
   FX_VK_DEVICE_FUNCTIONS(FX_VK_LOAD_DEVICE)
 #undef FX_VK_LOAD_DEVICE
+#define FX_VK_LOAD_OPTIONAL_DEVICE(name)                                       \
+  fn.name = reinterpret_cast<PFN_##name>(                                      \
+      instance.vkGetDeviceProcAddr(device, #name));
+  FX_VK_OPTIONAL_DEVICE_FUNCTIONS(FX_VK_LOAD_OPTIONAL_DEVICE)
+#undef FX_VK_LOAD_OPTIONAL_DEVICE
   return fn;
 }
 

@@ -154,6 +154,12 @@ namespace fx::rt::vk::detail {
   X(vkDestroyQueryPool)                                                        \
   X(vkGetQueryPoolResults)
 
+/// Device extension entry points: null unless the extension is enabled
+/// (VK_KHR_pipeline_executable_properties, for FX_VULKAN_KERNEL_STATS).
+#define FX_VK_OPTIONAL_DEVICE_FUNCTIONS(X)                                     \
+  X(vkGetPipelineExecutablePropertiesKHR)                                      \
+  X(vkGetPipelineExecutableStatisticsKHR)
+
 #define FX_VK_DECLARE_MEMBER(name) PFN_##name name = nullptr;
 
 /// The loader's exported entry points.
@@ -179,6 +185,7 @@ struct InstanceFunctions {
 /// loader's dispatch trampoline.
 struct DeviceFunctions {
   FX_VK_DEVICE_FUNCTIONS(FX_VK_DECLARE_MEMBER)
+  FX_VK_OPTIONAL_DEVICE_FUNCTIONS(FX_VK_DECLARE_MEMBER)
 
   static Result<DeviceFunctions> load(const InstanceFunctions &instance,
                                       VkDevice device);
