@@ -134,6 +134,8 @@ public:
                   [&](UnrealizedConversionCastOp cast) {
                     return addRetypedView(cast);
                   })
+              .Case<memref::CollapseShapeOp, memref::ExpandShapeOp>(
+                  [&](auto reshape) { return addReshape(reshape); })
               .Case<gpu::LaunchFuncOp>(
                   [&](gpu::LaunchFuncOp launch) { return addDispatch(launch); })
               .Default([&](Operation *other) -> LogicalResult {
@@ -499,6 +501,67 @@ private:
       return failure();
     }
     return it->second;
+  }
+
+  /// The dimensions of `value`, a host memref: its recorded shape, or its
+  /// type's static one.
+  FailureOr<SmallVector<Size>> dimsOf(Value value, Operation *user) {
+    if (auto found = shapes.find(value); found != shapes.end())
+      return found->second;
+    auto type = dyn_cast<MemRefType>(value.getType());
+    if (!type || !type.hasStaticShape()) {
+      user->emitOpError("uses a buffer whose shape the Vulkan host side does "
+                        "not know");
+      return failure();
+    }
+    SmallVector<Size> dims;
+    for (int64_t size : type.getShape())
+      dims.push_back(Size::constant(size));
+    return dims;
+  }
+
+  /// A reshape of a whole buffer (a flatten or view of a dynamic batch
+  /// that stayed on the host): the same device buffer, its shape the
+  /// source's dimensions regrouped.
+  template <typename ReshapeOp> LogicalResult addReshape(ReshapeOp reshape) {
+    Value source = reshape.getSrc(), result = reshape.getResult();
+    // Host memrefs have identity layouts (the schedule refuses others where
+    // they are defined), and reshapes of those keep them.
+    assert(reshape.getSrcType().getLayout().isIdentity() &&
+           reshape.getResultType().getLayout().isIdentity() &&
+           "a reshape of a whole buffer");
+    FailureOr<uint32_t> buffer = lookup(source, reshape);
+    if (failed(buffer))
+      return failure();
+    FailureOr<SmallVector<Size>> sourceDims = dimsOf(source, reshape);
+    if (failed(sourceDims))
+      return failure();
+    SmallVector<Size> dims;
+    if constexpr (std::is_same_v<ReshapeOp, memref::CollapseShapeOp>) {
+      // Each result dimension is the product of its group's.
+      for (const ReassociationIndices &group :
+           reshape.getReassociationIndices()) {
+        Size size = Size::constant(1);
+        for (int64_t d : group)
+          size = multiply(size, (*sourceDims)[d]);
+        dims.push_back(size);
+      }
+    } else {
+      // The result's sizes are the op's (static, or host values).
+      for (OpFoldResult size : reshape.getMixedOutputShape()) {
+        if (std::optional<int64_t> constant = getConstantIntValue(size)) {
+          dims.push_back(Size::constant(*constant));
+          continue;
+        }
+        FailureOr<Size> dynamic = sizeOf(cast<Value>(size), reshape);
+        if (failed(dynamic))
+          return failure();
+        dims.push_back(*dynamic);
+      }
+    }
+    shapes[result] = dims;
+    buffers[result] = *buffer;
+    return success();
   }
 
   LogicalResult addConstant(memref::GetGlobalOp get) {

@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Compiler/Entry.h"
-#include "fx/InitAll.h"
 #include "fx/Compiler/VulkanCompiler.h"
+#include "fx/InitAll.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -283,6 +283,50 @@ TEST_F(VulkanScheduleTest, SignatureMismatch) {
   EXPECT_TRUE(mlir::failed(schedule(text, signature({4}, {4}))));
   EXPECT_EQ(errors, "lowered function takes 1 buffers; expected 1 inputs and "
                     "1 outputs\n");
+}
+
+TEST_F(VulkanScheduleTest, ReshapesBindTheSameBuffer) {
+  // A flatten and an un-flatten of a dynamic batch between kernels stay on
+  // the host: views of the whole buffer, whose sizes (memref.dim of the
+  // views) follow from the input's.
+  const char *text = R"mlir(
+    func.func @f(%x: memref<?x4x8xf32>, %y: memref<?x2x16xf32>) {
+      %c0 = arith.constant 0 : index
+      %flat = memref.collapse_shape %x [[0], [1, 2]] : memref<?x4x8xf32> into memref<?x32xf32>
+      %n = memref.dim %flat, %c0 : memref<?x32xf32>
+      %split = memref.expand_shape %flat [[0], [1, 2]] output_shape [%n, 2, 16] : memref<?x32xf32> into memref<?x2x16xf32>
+      %m = memref.dim %split, %c0 : memref<?x2x16xf32>
+      %t = memref.alloc(%m) : memref<?x2x16xf32>
+      memref.copy %split, %t : memref<?x2x16xf32> to memref<?x2x16xf32>
+      memref.copy %t, %y : memref<?x2x16xf32> to memref<?x2x16xf32>
+      return
+    })mlir";
+  mlir::FailureOr<vk::Program> program =
+      schedule(text, signature({kDynamicDim, 4, 8}, {kDynamicDim, 2, 16}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  // No buffer for either view: the copy reads the input's buffer.
+  ASSERT_EQ(program->buffers.size(), 2u);
+  ASSERT_EQ(program->copies.size(), 1u);
+  EXPECT_EQ(program->copies[0].source, 0u);
+  EXPECT_EQ(program->copies[0].target, 1u);
+  rt::Result<vk::Program> three = vk::specializeProgram(*program, {{3, 4, 8}});
+  ASSERT_TRUE(three.isOk()) << three.message();
+  EXPECT_EQ(three.value().signature.outputs[0].str(), "f32[3, 2, 16]");
+  EXPECT_EQ(three.value().copies[0].bytes, 3u * 32 * 4);
+}
+
+TEST_F(VulkanScheduleTest, ReshapeOfABufferOfUnknownShape) {
+  // A dynamic output's size is known only from what is copied into it.
+  const char *text = R"mlir(
+    func.func @f(%x: memref<?x8xf32>, %y: memref<?x8xf32>) {
+      %flat = memref.collapse_shape %y [[0, 1]] : memref<?x8xf32> into memref<?xf32>
+      memref.copy %x, %y : memref<?x8xf32> to memref<?x8xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(mlir::failed(
+      schedule(text, signature({kDynamicDim, 8}, {kDynamicDim, 8}))));
+  EXPECT_EQ(errors, "'memref.collapse_shape' op uses a buffer whose shape "
+                    "the Vulkan host side does not know\n");
 }
 
 } // namespace
