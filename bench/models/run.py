@@ -27,14 +27,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.dirname(HERE))
 from machine import cpu_name, write_results  # noqa: E402
 ZOO = os.path.join(ROOT, "test", "Integration", "Models", "Inputs", "zoo.py")
+HF_ZOO = os.path.join(HERE, "hf_zoo.py")
 
 MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convnext_tiny",
-          "transformer_encoder_layer", "sin_cos", "linear_relu", "nested_modules"]
+          "bert_base", "transformer_encoder_layer", "sin_cos", "linear_relu", "nested_modules"]
 
 
 def spec(name, size, batch):
     if name.startswith(("resnet", "mobilenet", "efficientnet", "squeezenet", "convnext")):
         return [f"torchvision:{name}", "--input-shape", f"{batch},3,{size},{size}"]
+    if name.startswith("bert"):
+        return [f"{HF_ZOO}:{name}"]
     return [f"{ZOO}:{name}"]
 
 
@@ -43,7 +46,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--size", type=int, default=224, help="image size of the CNNs")
-    parser.add_argument("--batch", type=int, default=1, help="batch of the CNNs")
+    parser.add_argument("--batch", type=int, default=1,
+                        help="batch of the CNNs and of bert_base (sequences of 128 tokens)")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--no-peers", action="store_true",
                         help="time eager only (no torch.compile, no ONNX Runtime)")
@@ -51,7 +55,8 @@ def main():
     parser.add_argument("models", nargs="*", default=MODELS)
     args = parser.parse_args()
 
-    env = dict(os.environ, FX_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads))
+    env = dict(os.environ, FX_NUM_THREADS=str(args.threads), OMP_NUM_THREADS=str(args.threads),
+               FX_BENCH_BATCH=str(args.batch))
     # torch.compile's compile time is measured cold: Inductor's on-disk
     # cache starts empty for every model (as fx-mlir's compile cache is not
     # used by fx-run here).
@@ -83,7 +88,8 @@ def main():
 
     import torch
     lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs "
-             f"{args.batch}x3x{args.size}x{args.size}, median of {args.runs} runs; eager and "
+             f"{args.batch}x3x{args.size}x{args.size}, bert_base {args.batch}x128 token ids, "
+             f"median of {args.runs} runs; eager and "
              f"torch.compile (Inductor, default mode, cold compile) = PyTorch {torch.__version__}, "
              "ORT = ONNX Runtime's CPU provider, all in the same run; ratios are their time "
              "over ours).",
