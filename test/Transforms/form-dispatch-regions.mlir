@@ -315,3 +315,22 @@ func.func @wide_linear(%x: tensor<16x256xf32>, %w: tensor<384x256xf32>, %b: tens
   %1 = fx.gelu %0 : (tensor<16x384xf32>) -> tensor<16x384xf32>
   return %1 : tensor<16x384xf32>
 }
+
+// -----
+
+// A wide linear whose A (1024 x 768 f32, 3 MiB: BERT-base's feed-forward
+// at batch 8) is larger than the L2 cache: blocks of 128 rows (384 KiB of
+// A) inside, each block's whole width of columns after it, so that a
+// block of A stays in cache while the weight's panels pass by. (Threads
+// take halves of the rows.)
+// THREADS-LABEL: func.func @wide_linear_large_a
+// THREADS: scf.forall (%{{.*}}) = (0) to (1024) step (512)
+// THREADS: scf.for %{{.*}} = %c0 to %c512 step %c128
+// THREADS: scf.for %{{.*}} = %c0 to %c3072 step %c1536
+// THREADS: linalg.matmul {{.*}} -> tensor<128x1536xf32>
+// THREADS: math.erf
+func.func @wide_linear_large_a(%x: tensor<1024x768xf32>, %w: tensor<3072x768xf32>, %b: tensor<3072xf32>) -> tensor<1024x3072xf32> {
+  %0 = fx.linear %x, %w, %b : (tensor<1024x768xf32>, tensor<3072x768xf32>, tensor<3072xf32>) -> tensor<1024x3072xf32>
+  %1 = fx.gelu %0 : (tensor<1024x3072xf32>) -> tensor<1024x3072xf32>
+  return %1 : tensor<1024x3072xf32>
+}

@@ -301,7 +301,10 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     (`conv-tile-f` x `conv-tile-w`), for a contraction epilogue blocks of
     `contraction-tile-m` (or more) whole rows, or blocks of
     `contraction-tile-n` columns when there are too few rows for the
-    threads. Softmax, log_softmax and layer norm thus become one loop nest
+    threads (or when a dot-product contraction has more columns than
+    rows: a block per thread, with blocks of rows inside where A is
+    larger than 512 KiB, so that a block of A stays in cache while the
+    weight's panels pass by). Softmax, log_softmax and layer norm thus become one loop nest
     whose temporaries are one row, and biases, batch norm, activations and
     residual adds after a convolution or matmul are computed on its output
     tile while the tile is in cache. `fx-cpu-tile-and-vectorize` then tiles
