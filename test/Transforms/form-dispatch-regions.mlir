@@ -334,3 +334,19 @@ func.func @wide_linear_large_a(%x: tensor<1024x768xf32>, %w: tensor<3072x768xf32
   %1 = fx.gelu %0 : (tensor<1024x3072xf32>) -> tensor<1024x3072xf32>
   return %1 : tensor<1024x3072xf32>
 }
+
+// -----
+
+// The same with columns that do not split evenly among the threads in
+// multiples of 4 (1100 / 2 = 550): column blocks that divide the columns
+// (100, so that every tile is static), the rows still in blocks of 128.
+// THREADS-LABEL: func.func @wide_linear_uneven
+// THREADS: scf.forall (%{{.*}}) = (0) to (512) step (256)
+// THREADS: scf.for %{{.*}} = %c0 to %c256 step %c128
+// THREADS: scf.for %{{.*}} = %c0 to %c1100 step %c100
+// THREADS: linalg.matmul {{.*}} -> tensor<128x100xf32>
+func.func @wide_linear_uneven(%x: tensor<512x768xf32>, %w: tensor<1100x768xf32>, %b: tensor<1100xf32>) -> tensor<512x1100xf32> {
+  %0 = fx.linear %x, %w, %b : (tensor<512x768xf32>, tensor<1100x768xf32>, tensor<1100xf32>) -> tensor<512x1100xf32>
+  %1 = fx.gelu %0 : (tensor<512x1100xf32>) -> tensor<512x1100xf32>
+  return %1 : tensor<512x1100xf32>
+}
