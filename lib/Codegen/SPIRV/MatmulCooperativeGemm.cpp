@@ -42,6 +42,18 @@ namespace mlir::fx::matmul {
 /// Output tiles that fill an H200 (132 SMs).
 constexpr int64_t kCoopMinTiles = 132;
 
+/// 16-byte units a row of a subgroup's results strip (a fragment row, 16
+/// x fragsN * 16 f32) takes: its length and a unit of padding, so that the
+/// fragment stores' rows start in different banks of workgroup memory.
+static int64_t stripStride(const CoopGemmConfig &config) {
+  return config.fragsN * kFrag / 4 + 1;
+}
+
+/// 16-byte units of all subgroups' strips.
+static int64_t stripsUnits(const CoopGemmConfig &config) {
+  return config.subgroupsM * config.subgroupsN * kFrag * stripStride(config);
+}
+
 /// Workgroup memory of the kernel: both operands' staged tiles (16-byte
 /// units, a unit of padding per row; bf16x3 stages two of each), whose
 /// space then holds a strip of a fragment row (16 x fragsN * 16 f32) per
@@ -58,9 +70,7 @@ static int64_t workgroupBytes(const CoopGemmConfig &config) {
     return std::max(alongK, config.k * (count / 8 + 1));
   };
   int64_t a = tileUnits(config.m()), b = tileUnits(config.n());
-  return 16 * std::max(planes * (a + b), config.subgroupsM * config.subgroupsN *
-                                             kFrag *
-                                             (config.fragsN * kFrag / 4 + 1));
+  return 16 * std::max(planes * (a + b), stripsUnits(config));
 }
 
 FailureOr<CoopGemmConfig>
@@ -489,10 +499,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       tileOffset[s][part] = tileUnits;
       tileUnits += staging[s].rowsOfTile() * staging[s].stride();
     }
-  int64_t stripUnitsAll = config.subgroupsM * config.subgroupsN * kFrag *
-                          (config.fragsN * kFrag / 4 + 1);
-  Value tileBuffer = workgroupTile(std::max(tileUnits, stripUnitsAll));
-  Value outStrip = tileBuffer;
+  Value tileBuffer = workgroupTile(std::max(tileUnits, stripsUnits(config)));
 
   // The units this thread copies in a k step, in a fixed order; per unit,
   // its tile row and unit column.
@@ -874,13 +881,13 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
 
   // Results leave through workgroup memory a fragment row at a time: each
   // subgroup stores its fragsN fragments of row i as one strip of 16 x
-  // (fragsN * 16) f32 (its own region of `outStrip`, rows of stripUnits
-  // 16-byte units), and after one barrier each lane takes four neighbouring
-  // columns of a strip row per pass: one 16-byte load from workgroup memory
-  // and, where the output's columns run contiguously in memory in multiples
-  // of four (vectorView), one 16-byte store per destination. A lane keeps
-  // its columns in every pass, so their output indices are computed once
-  // per fragment row, outside the store guards (from clamped indices).
+  // (fragsN * 16) f32 (its own region of `tileBuffer`, rows of stripUnits
+  // 16-byte units and a unit of padding), and after one barrier each lane takes
+  // four neighbouring columns of a strip row per pass: one 16-byte load from
+  // workgroup memory and, where the output's columns run contiguously in memory
+  // in multiples of four (vectorView), one 16-byte store per destination. A
+  // lane keeps its columns in every pass, so their output indices are computed
+  // once per fragment row, outside the store guards (from clamped indices).
   // (Before, a fragment at a time with two barriers each, a lane stored
   // one element per pass: the outputs left at about 0.8 TB/s. On an H200
   // at precision high, GPU time: a 1x1 convolution 32x64x56x56 -> 256
@@ -890,12 +897,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   int64_t stripUnits = config.fragsN * kFrag / 4;
   assert(kSubgroupSize % stripUnits == 0 && "a strip row spans whole lanes");
   int64_t rowsPerPass = kSubgroupSize / stripUnits;
-  // Strip rows a unit apart more than their length: the fragment stores'
-  // rows then start in different banks of workgroup memory.
-  int64_t stripStride = stripUnits + 1;
   int64_t passes = kFrag / rowsPerPass;
   Value strip = arith::MulIOp::create(body, loc, subgroup,
-                                      cst(body, kFrag * stripStride));
+                                      cst(body, kFrag * stripStride(config)));
   Value lane =
       arith::RemUIOp::create(body, loc, threadId, cst(body, kSubgroupSize));
   Value laneUnit =
@@ -1035,7 +1039,6 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   auto loadEpilogueInputs = [&](OpBuilder &ob, const Run &run) {
     SmallVector<SmallVector<Value>> perElement(4);
     linalg::GenericOp epilogue = fusion.epilogue;
-    Value out = op.getDpsInits()[0];
     for (OpOperand *input : epilogue.getDpsInputOperands()) {
       AffineMap map = epilogue.getMatchingIndexingMap(input);
       auto indicesAt = [&](ArrayRef<Value> index) {
@@ -1043,7 +1046,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                               index, /*zero=*/Value());
       };
       SmallVector<Value> four;
-      if (input->get() == out && map.isIdentity()) {
+      if (readsAccumulator(op, epilogue, input)) {
         four.assign(4, Value());
       } else if (map.isIdentity() && vectorView(input->get())) {
         four = loadFour(ob, input->get(), run);
@@ -1099,9 +1102,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   for (int64_t i = 0; i < config.fragsM; ++i) {
     for (int64_t j = 0; j < config.fragsN; ++j)
       gpu::SubgroupMmaStoreMatrixOp::create(
-          body, loc, loop.getResult(i * config.fragsN + j), outStrip,
+          body, loc, loop.getResult(i * config.fragsN + j), tileBuffer,
           ValueRange{arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
-          body.getIndexAttr(stripStride), UnitAttr());
+          body.getIndexAttr(stripStride(config)), UnitAttr());
     gpu::BarrierOp::create(body, loc);
     // Per pass: the values to store and where; stores after all the loads
     // of the fragment row.
@@ -1119,11 +1122,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                   body, loc,
                   arith::AddIOp::create(body, loc, laneRow,
                                         cst(body, pass * rowsPerPass)),
-                  cst(body, stripStride)),
+                  cst(body, stripStride(config))),
               laneUnit));
       Value lanes = vector::BitCastOp::create(
           body, loc, VectorType::get({4}, f32),
-          memref::LoadOp::create(body, loc, outStrip, unitIndexValue));
+          memref::LoadOp::create(body, loc, tileBuffer, unitIndexValue));
       Run run = runAt(body, i, pass);
       SmallVector<Value> values;
       for (int64_t e = 0; e < 4; ++e)

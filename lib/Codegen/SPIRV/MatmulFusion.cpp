@@ -287,7 +287,7 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   bool readsOut = false;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     bool identity = generic.getMatchingIndexingMap(input).isIdentity();
-    if (input->get() == out && identity) {
+    if (readsAccumulator(op, generic, input)) {
       readsOut = true;
       continue;
     }
@@ -578,10 +578,8 @@ SmallVector<Value> loadGemmEpilogueInputs(OpBuilder &b, Location loc,
   linalg::GenericOp epilogue = fusion.epilogue;
   if (!epilogue)
     return loaded;
-  Value out = op.getDpsInits()[0];
   for (OpOperand *input : epilogue.getDpsInputOperands()) {
-    AffineMap map = epilogue.getMatchingIndexingMap(input);
-    if (input->get() == out && map.isIdentity()) {
+    if (readsAccumulator(op, epilogue, input)) {
       loaded.push_back(Value());
       continue;
     }

@@ -193,6 +193,15 @@ GemmResult computeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
                              const GemmFusion &fusion, Value acc,
                              ArrayRef<Value> indices,
                              ArrayRef<Value> loadedInputs = {});
+/// Whether `input` of `epilogue` (the GEMM's fused epilogue) reads the
+/// GEMM's own output at the element being computed: the accumulated value,
+/// which the kernel passes in instead of loading it.
+inline bool readsAccumulator(linalg::LinalgOp op, linalg::GenericOp epilogue,
+                             OpOperand *input) {
+  return input->get() == op.getDpsInits()[0] &&
+         epilogue.getMatchingIndexingMap(input).isIdentity();
+}
+
 /// The epilogue's inputs other than the accumulator at `indices` (one
 /// value per epilogue input, null for the accumulator), for
 /// computeGemmResult's `loadedInputs`: loaded ahead, their latency hides

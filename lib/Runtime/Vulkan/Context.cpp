@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 using namespace fx::rt;
@@ -259,8 +258,7 @@ Status Context::Impl::createDevice() {
   // kernel (registers, spills, ...), a diagnostic for kernel tuning.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executableInfo = {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
-  if (const char *stats = std::getenv("FX_VULKAN_KERNEL_STATS");
-      stats && *stats && std::string(stats) != "0") {
+  if (envFlag("FX_VULKAN_KERNEL_STATS")) {
     if (probe.hasExtension("VK_KHR_pipeline_executable_properties")) {
       executableInfo.pipelineExecutableInfo = VK_TRUE;
       executableInfo.pNext = chain;
