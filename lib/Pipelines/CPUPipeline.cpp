@@ -138,9 +138,9 @@ static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
   tiling.tileM = o.vectorRegisters >= 32 ? 8 : 6;
   tiling.convTileW = lanes;
   tiling.convTileF = o.vectorRegisters >= 32 ? 16 : 12;
-  // Packed convolution tiles hold one accumulator per output column, of a
-  // block of channels (one AVX-512 register, two AVX2 ones), leaving four
-  // registers for the filter and the broadcasts.
+  // Packed convolution tiles hold the accumulators of a block of channels
+  // per output column (two registers), leaving four registers for the
+  // filter and the broadcasts.
   int64_t perColumn = llvm::divideCeil(packedConvBlock(o), lanes);
   tiling.packedConvTileW =
       std::max<int64_t>(1, (o.vectorRegisters - 4) / perColumn);
@@ -150,10 +150,17 @@ static FXCPUTileAndVectorizeOptions cpuTiling(const CPUPipelineOptions &o) {
   return tiling;
 }
 
-/// Output channels per packed filter block: 16, which divides the channel
-/// counts of common networks (one AVX-512 register, two AVX2 ones).
+/// Output channels per packed filter block: two vector registers (32 f32
+/// on AVX-512, 16 on AVX2), at least 16, which divides the channel counts
+/// of common networks. Each input element broadcast then feeds two FMAs
+/// and each filter load a column tile of half the width: with one AVX-512
+/// register per column (16 channels, 28 columns) every FMA needed a load of
+/// its own. Per-loop minima on a 2-thread AVX-512 Xeon (resnet18 at batch
+/// 8, bench/models/ab_profile.py): its 3x3 convolutions 6.0-8.8 -> 5.2-8.4
+/// ms each, the model 122 -> 107 ms; a lone 3x3 convolution 8x512x7x7 9.0
+/// -> 6.2 ms. (Blocks of 64, four registers, were slower at 14x14 and 7x7.)
 static int64_t packedConvBlock(const CPUPipelineOptions &o) {
-  return std::max<int64_t>(16, o.vectorBits / 32);
+  return std::max<int64_t>(16, 2 * (o.vectorBits / 32));
 }
 
 void fx::buildCPUPipeline(OpPassManager &pm,
