@@ -54,7 +54,7 @@ func.func @linear(%x: memref<2048x512xf32>, %w: memref<2048x512xf32>, %y: memref
 // through workgroup memory, reading through the zero padding, and writes
 // bf16x3's two planes of [16][34][34][4] units; the filter's writes
 // [64][3][3][4] units. The GEMM loads a unit per load (zero where k or the
-// columns run out).
+// columns run out), in k steps of 32: the packed units need no conversion.
 // HIGH-LABEL: func.func @conv
 // HIGH-NOT: linalg.
 // HIGH: %[[IN:.*]] = memref.alloc() : memref<591872xi32>
@@ -87,7 +87,7 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
   memref.copy %in, %inner : memref<16x32x32x32xf32> to memref<16x32x32x32xf32, strided<[36992, 1156, 34, 1], offset: 35>>
   %acc = memref.alloc() : memref<16x64x32x32xf32>
   linalg.fill ins(%zero : f32) outs(%acc : memref<16x64x32x32xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
+  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x288 on bf16x3 fragments, 64x64 tiles, k step 32, operands repacked}}
   // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value, elementwise epilogue}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<16x32x34x34xf32>, memref<64x32x3x3xf32>) outs(%acc : memref<16x64x32x32xf32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : memref<16x64x32x32xf32>) outs(%out : memref<16x64x32x32xf32>) {
@@ -102,17 +102,19 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
 
 // DenseNet's pre-activation: a batch norm and ReLU (an elementwise
 // generic, per-channel scale and shift) compute a 1x1 convolution's input
-// into a buffer of its own that nothing else reads. The input packing
-// kernel computes each element from the generic's inputs as it reads it:
-// the generic and its buffer are gone.
+// into a buffer of its own that nothing else reads. A pointwise
+// convolution is not repacked (its input is a GEMM operand as it is): the
+// GEMM's staging loads compute each element from the generic's inputs as
+// they read it, and the generic and its buffer are gone.
 // HIGH-LABEL: func.func @prologue
 //   HIGH-NOT: memref.alloc() : memref<16x256x32x32xf32>
 //       HIGH: gpu.launch
+//   HIGH-NOT: gpu.launch
 //       HIGH: memref.load %{{.*}} : memref<16x256x32x32xf32>
 //       HIGH: memref.load %{{.*}} : memref<256xf32>
 //       HIGH: arith.mulf
 //       HIGH: arith.maximumf
-//       HIGH: gpu.barrier
+//       HIGH: gpu.subgroup_mma_compute
 //   HIGH-NOT: linalg.generic
 //       HIGH: return
 func.func @prologue(%x: memref<16x256x32x32xf32>, %scale: memref<256xf32>, %w: memref<64x256x1x1xf32>, %out: memref<16x64x32x32xf32>) {
@@ -125,7 +127,7 @@ func.func @prologue(%x: memref<16x256x32x32xf32>, %scale: memref<256xf32>, %w: m
     linalg.yield %r : f32
   }
   linalg.fill ins(%zero : f32) outs(%out : memref<16x64x32x32xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x256 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
+  // expected-remark @below {{cooperative-matrix GEMM: 64x16384x256 on bf16x3 fragments, 64x64 tiles, k step 16}}
   // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs, zero initial value}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%act, %w : memref<16x256x32x32xf32>, memref<64x256x1x1xf32>) outs(%out : memref<16x64x32x32xf32>)
   memref.dealloc %act : memref<16x256x32x32xf32>
@@ -222,7 +224,7 @@ func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %o
 func.func @odd_columns(%in: memref<256x64x9x9xf32>, %w: memref<64x64x3x3xf32>, %out: memref<256x64x7x7xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<256x64x7x7xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 64x12544x576 on bf16x3 fragments, 64x64 tiles, k step 16, operands repacked}}
+  // expected-remark @below {{cooperative-matrix GEMM: 64x12544x576 on bf16x3 fragments, 64x64 tiles, k step 32, operands repacked}}
   // expected-remark @below {{fused into the kernel: zero initial value}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<256x64x9x9xf32>, memref<64x64x3x3xf32>) outs(%out : memref<256x64x7x7xf32>)
   return

@@ -111,6 +111,18 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
     config.packedConv = packedConvMinMacs >= 0 && input.hasStaticShape() &&
                         input.getDimSize(1) % 8 == 0 &&
                         macs >= packedConvMinMacs;
+    // Pointwise convolutions (1x1, stride 1) stay unpacked: each image's
+    // input is already a GEMM operand ([C][H x W], the columns contiguous),
+    // read 8 neighbouring columns per unit. On an H200 at precision high,
+    // resnet50 at batch 32 went from 7.42 to 7.09 ms of GPU time (its 1x1
+    // convolutions at 56x56 and 28x28 with their packing kernels 123-137
+    // -> 81-108 us, at 14x14 3-27 us faster; two 2048 -> 512 at 7x7 16-20
+    // us slower), densenet121 at batch 16 from 5.35 to 5.16 ms.
+    auto filter = cast<MemRefType>(conv.getDpsInputs()[1].getType());
+    bool pointwise = filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
+                     llvm::all_of(conv.getStrides().getValues<int64_t>(),
+                                  [](int64_t s) { return s == 1; });
+    config.packedConv &= !pointwise;
   }
   // Matmuls (both operands read through flat views along k) take 4x4
   // fragments per subgroup (128x128 tiles) while those fill an H200's 132
@@ -125,12 +137,19 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // Packed convolutions stay at 2x2 fragments: on an H200 at precision
   // high, 4x4 fragments in 64x256 or 128x128 tiles took resnet50 at batch
   // 32 from 10.6 to 14.4 ms (a 1x1 convolution 32x64x56x56 -> 256: 0.19 ->
-  // 0.27 ms), and a k step of 32 from 9.3 to 9.9 ms.
+  // 0.27 ms), and a k step of 32 from 9.3 to 9.9 ms (before the results
+  // left through 16-byte strips; see below for now).
   bool flatOperands = linalg::isaContractionOpInterface(op);
   // bf16x3 stages two tiles per operand: half the k step keeps workgroup
   // memory near 20 KiB (and a k step of 32 at high measured slower on an
-  // H200: resnet50 at batch 32 13.9 -> 16.2 ms).
-  config.k = config.precision == Precision::High ? 16 : 32;
+  // H200: resnet50 at batch 32 13.9 -> 16.2 ms), except for packed
+  // convolutions, whose units need no conversion: there a k step of 32
+  // (20 KiB) took resnet50 at batch 32 from 7.42 to 6.97 ms on an H200
+  // (3x3 convolutions at 28x28 and 7x7 43-58 us faster each, at 56x56
+  // 11-16 us; at 14x14 6-13 us slower), densenet121 at batch 16 5.35 ->
+  // 5.26 ms.
+  config.k =
+      config.precision == Precision::High && !config.packedConv ? 16 : 32;
   if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
     config.fragsM = config.fragsN = 2;
     int64_t count = tiles(64, 64);
