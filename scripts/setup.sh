@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev python3 python3-venv
   libvulkan-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools spirv-tools
   python3-numpy python3-torch python3-torchvision
-  libopenblas-dev libdnnl-dev linux-perf
+  libopenblas-dev libdnnl-dev linux-perf graphviz
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -18,7 +18,7 @@ ninja -C "$build" FXDialectDocGen FXTransformsPassesDocGen FXConversionPassesDoc
 # machine is set up with both: there a missing one is an error, and so is
 # any test reported unsupported.
 if [ -n "${CI:-}" ]; then
-  export FX_REQUIRE_FEATURES="${FX_REQUIRE_FEATURES-vulkan torch torch2}"
+  export FX_REQUIRE_FEATURES="${FX_REQUIRE_FEATURES-vulkan torch torch2 graphviz}"
 fi
 
 log=$(mktemp)

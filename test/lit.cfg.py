@@ -50,7 +50,8 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 #            counts);
 #   torch  - PyTorch (and torchvision's models) import in the tests' Python;
 #   torch2 - that PyTorch has torch.export (2.1 or newer: the project venv's
-#            2.13), as against Debian's 1.13 (`lit --param python=...`).
+#            2.13), as against Debian's 1.13 (`lit --param python=...`);
+#   graphviz - Graphviz's dot on PATH (fx-compile --dispatch-graph=F.svg).
 # With FX_REQUIRE_FEATURES="vulkan torch" (CI sets it), a missing feature is
 # an error instead: the machine was meant to have it.
 import subprocess
@@ -75,6 +76,9 @@ if _torch is not None:
     config.available_features.add("torch")
     if _torch.strip() == "True":
         config.available_features.add("torch2")
+import shutil
+if shutil.which("dot", path=config.environment.get("PATH", os.environ.get("PATH"))):
+    config.available_features.add("graphviz")
 # FileCheck prefixes for what the two captures write differently:
 # --check-prefixes=CHECK,%torch-checks.
 config.substitutions.append(("%torch-checks",
@@ -84,4 +88,4 @@ for _feature in os.environ.get("FX_REQUIRE_FEATURES", "").split():
         lit_config.fatal(f"FX_REQUIRE_FEATURES names '{_feature}', which this machine lacks "
                          "(vulkan: no Vulkan device from fx-run --list-devices; torch: "
                          f"{config.python_executable} cannot import torch and torchvision's models; "
-                         "torch2: its torch has no torch.export)")
+                         "torch2: its torch has no torch.export; graphviz: no dot on PATH)")

@@ -122,6 +122,11 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module,
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.threads = options.threads;
   pipelineOptions.hoistParameters = hoistParameters;
+  std::optional<llvm::raw_string_ostream> graph;
+  if (options.dispatchGraph) {
+    graph.emplace(*options.dispatchGraph);
+    pipelineOptions.dispatchGraphStream = &*graph;
+  }
   mlir::fx::buildCPUPipeline(pm, pipelineOptions);
   if (failed(pm.run(module)))
     return failure();

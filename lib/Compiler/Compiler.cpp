@@ -266,7 +266,7 @@ struct Compiler::Impl {
                             "compiled like default");
     // A cached entry has no remarks or text to give.
     bool useCache = !options.cacheDir.empty() && !options.fusionReport &&
-                    !options.keepCPUText;
+                    !options.keepCPUText && !options.keepDispatchGraph;
     if (useCache) {
       std::string path = cachePath(stats.cacheKey);
       if (llvm::sys::fs::exists(path)) {
@@ -309,11 +309,13 @@ struct Compiler::Impl {
       cpuOptions.threads = options.threads;
       cpuOptions.cpu = options.cpu;
       cpuOptions.linker = options.linker;
-      std::string llvmIR, assembly;
+      std::string llvmIR, assembly, graph;
       if (!options.dumpDir.empty() || options.keepCPUText) {
         cpuOptions.llvmIR = &llvmIR;
         cpuOptions.assembly = &assembly;
       }
+      if (!options.dumpDir.empty() || options.keepDispatchGraph)
+        cpuOptions.dispatchGraph = &graph;
       FailureOr<rt::CPUCode> code = compileCPUCode(cpuModule, name, cpuOptions);
       if (failed(code))
         return diagnostics.error("CPU compilation failed");
@@ -322,7 +324,13 @@ struct Compiler::Impl {
           return s;
         if (rt::Status s = writeText(name + ".s", assembly); !s.isOk())
           return s;
+        if (!graph.empty())
+          if (rt::Status s = writeText(name + ".dispatch.dot", graph);
+              !s.isOk())
+            return s;
       }
+      if (options.keepDispatchGraph)
+        stats.dispatchGraph = std::move(graph);
       if (options.keepCPUText) {
         stats.llvmIR = std::move(llvmIR);
         stats.assembly = std::move(assembly);

@@ -74,6 +74,16 @@ void fx::buildFusionStages(OpPassManager &pm,
     regions.dotMinK = tiling.dotMinK;
     regions.transposePreparedWeights = options.hoistParameters;
     pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));
+    // (Before the cleanup, which folds the loop of a one-tile region into
+    // its body, tag and all.)
+    if (options.dispatchGraphStream) {
+      pm.addPass(
+          createFXPrintDispatchGraphToStream(*options.dispatchGraphStream));
+    } else if (!options.dispatchGraph.empty()) {
+      FXPrintDispatchGraphOptions graph;
+      graph.output = options.dispatchGraph;
+      pm.addPass(createFXPrintDispatchGraph(graph));
+    }
     addCleanup(pm);
   }
 }
@@ -267,6 +277,7 @@ void fx::buildFusionReportPipeline(OpPassManager &pm,
   reporting.fuseElementwise = options.fuseElementwise;
   reporting.dispatchRegions = options.dispatchRegions;
   reporting.fusionReport = true;
+  reporting.dispatchGraph = options.dispatchGraph;
   buildFusionStages(pm, reporting);
 }
 

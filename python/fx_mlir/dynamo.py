@@ -45,7 +45,8 @@ warning per graph names the unsupported ops and their source lines
 (options={"fallback": False} makes that an error).
 
 fx_mlir.explain(model, *inputs) reports Dynamo's graph breaks and, per
-graph, the ops, the unsupported ones, the partitions and compile times.
+graph, the ops, the unsupported ones, the partitions, compile times and
+(CPU) the dispatch regions, as Graphviz graphs too.
 Logs go to the "fx_mlir" logger; FX_MLIR_LOGS=info|debug prints them.
 
 Not yet: one program for all sizes, backward graphs (eager).
@@ -56,7 +57,11 @@ import itertools
 import logging
 import operator
 import os
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
@@ -297,9 +302,21 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         text = "module {\n" + builder.text() + "}\n"
         log.debug("%s: the FX dialect:\n%s", graph_name, text)
         start = time.perf_counter()
-        compiled = runtime.compile(text, target=target, mode=mode,
-                                   cache_dir=options.get("cache_dir"),
-                                   dump_dir=options.get("dump_dir"))
+        # explain() wants each CPU graph's dispatch regions: fx::Compiler
+        # writes them (<entry>.dispatch.dot) into a dump directory.
+        dump_dir, graph_dir = options.get("dump_dir"), None
+        if _RECORDS is not None and target == "cpu" and dump_dir is None:
+            dump_dir = graph_dir = tempfile.mkdtemp(prefix="fx-mlir-explain-")
+        try:
+            compiled = runtime.compile(text, target=target, mode=mode,
+                                       cache_dir=options.get("cache_dir"),
+                                       dump_dir=dump_dir)
+            if _RECORDS is not None and target == "cpu":
+                _RECORDS[-1].setdefault("dispatch_graphs", []).extend(
+                    _read_dispatch_graphs(dump_dir))
+        finally:
+            if graph_dir:
+                shutil.rmtree(graph_dir, ignore_errors=True)
         STATS["compiled"] += 1
         ops = sum(1 for n in graph.nodes if n.op == "call_function")
         log.info("%s: %d ATen ops compiled for %s (mode %s) in %.2f s", graph_name, ops,
@@ -381,6 +398,22 @@ def _record(graph_module, symbolic):
     })
 
 
+def _read_dispatch_graphs(directory):
+    """The DOT digraphs fx::Compiler wrote into `directory`, oldest first."""
+    paths = [os.path.join(directory, name) for name in os.listdir(directory)
+             if name.endswith(".dispatch.dot")]
+    graphs = []
+    for path in sorted(paths, key=os.path.getmtime):
+        with open(path) as f:
+            graphs.append(f.read())
+    return graphs
+
+
+def _region_count(dot):
+    m = re.search(r"// (\d+) dispatch region", dot)
+    return int(m.group(1)) if m else 0
+
+
 class Explanation:
     """What explain() found: `.as_dict()` and the text (str())."""
 
@@ -404,12 +437,44 @@ class Explanation:
                          + (", symbolic sizes (compiled per size)"
                             if graph["symbolic_sizes"] else ""))
             if "compile_s" in graph:
+                dots = graph.get("dispatch_graphs", [])
+                regions = sum(_region_count(dot) for dot in dots)
                 lines.append(f"  compiled in {graph['compile_s']:.2f} s: "
                              + (f"{graph['partitions']} partition(s), the rest eager"
-                                if graph["partitions"] else "one graph"))
+                                if graph["partitions"] else "one graph")
+                             + (f", {regions} CPU dispatch region(s)" if dots else ""))
             for name, where in sorted(graph["unsupported"].items()):
                 lines.append(f"  unsupported: {name} x{len(where)} at {', '.join(where[:5])}")
         return "\n".join(lines)
+
+    def dispatch_graphs(self):
+        """The dispatch regions of every graph compiled for the CPU, as
+        Graphviz DOT digraphs (one per compiled graph or partition)."""
+        return [dot for graph in self.info["graphs"]
+                for dot in graph.get("dispatch_graphs", [])]
+
+    def save_dispatch_graphs(self, prefix, format="svg"):
+        """Writes each dispatch graph to `prefix`<n>.dot, or drawn by
+        Graphviz's dot to `prefix`<n>.svg (format="svg": dot must be on
+        PATH). Returns the paths written."""
+        if format not in ("svg", "dot"):
+            raise ValueError(f"format must be 'svg' or 'dot', not {format!r}")
+        dot_program = shutil.which("dot") if format == "svg" else None
+        if format == "svg" and dot_program is None:
+            raise RuntimeError("drawing SVG needs Graphviz's dot on PATH (apt install "
+                               "graphviz); save_dispatch_graphs(prefix, format='dot') "
+                               "writes the DOT text instead")
+        paths = []
+        for i, dot in enumerate(self.dispatch_graphs(), 1):
+            path = f"{prefix}{i}.{format}"
+            if dot_program:
+                subprocess.run([dot_program, "-Tsvg", "-o", path], input=dot, text=True,
+                               check=True)
+            else:
+                with open(path, "w") as f:
+                    f.write(dot)
+            paths.append(path)
+        return paths
 
 
 def explain(model, *inputs, target="cpu"):
@@ -417,8 +482,11 @@ def explain(model, *inputs, target="cpu"):
     "fx_mlir") under no_grad and reports Dynamo's graph breaks and their
     reasons, then per graph: its ATen ops, those fx-mlir does not support
     (with source lines), how it was compiled (one graph, or partitions
-    with the rest eager) and the compile time. Returns an Explanation
-    (str() for text, .as_dict() for a dict)."""
+    with the rest eager), the compile time and, for the CPU, its dispatch
+    regions (what fused with what) as Graphviz graphs. Returns an
+    Explanation (str() for text, .as_dict() for a dict,
+    .dispatch_graphs() for the DOT text, .save_dispatch_graphs(prefix) to
+    draw them as SVG)."""
     global _RECORDS
     import torch._dynamo
     torch._dynamo.reset()

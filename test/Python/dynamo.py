@@ -11,7 +11,7 @@
 # REQUIRES: torch2
 # RUN: %python -c "import torch; print('listed:', 'fx_mlir' in torch._dynamo.list_backends())" | FileCheck %s --check-prefix=LISTED
 # LISTED: listed: True
-# RUN: %python %s cpu | FileCheck %s
+# RUN: %python %s cpu | FileCheck %s --check-prefixes=CHECK,CPU
 # RUN: env FX_MLIR_LOGS=info %python -c "import torch; torch.compile(torch.nn.Linear(2, 3), backend='fx_mlir')(torch.randn(4, 2))" 2>&1 | FileCheck %s --check-prefix=LOGS
 # LOGS: fx_mlir: graph {{[0-9]+}}: {{[0-9]+}} ATen ops compiled for cpu (mode default) in {{[0-9.]+}} s
 # RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
@@ -27,11 +27,16 @@
 # CHECK: new batch sizes: ['ok', 'ok', 'ok', 'ok'] compiled 3
 # CHECK: explain: 2 graph(s), 1 graph break(s) (Dynamo)
 # CHECK: graph 1: 3 ATen ops, 3 supported
-# CHECK-NEXT: compiled in {{[0-9.]+}} s: one graph
+# CHECK-NEXT: compiled in {{[0-9.]+}} s: one graph{{(, [0-9]+ CPU dispatch region\(s\))?$}}
 # CHECK-NEXT: graph 2: 3 ATen ops, 2 supported
-# CHECK-NEXT: compiled in {{[0-9.]+}} s: 2 partition(s), the rest eager
+# CHECK-NEXT: compiled in {{[0-9.]+}} s: 2 partition(s), the rest eager{{(, [0-9]+ CPU dispatch region\(s\))?$}}
 # CHECK-NEXT: unsupported: aten.median.dim x1 at {{.*}}dynamo.py:[[#]]
 # CHECK-NEXT: dict: 2 graphs, unsupported {'aten.median.dim': 1}
+# On the CPU, each compiled graph's dispatch regions as a DOT digraph (the
+# linear layer and its relu one region, its weight transposed another),
+# drawn as SVG by dot.
+# CPU: dispatch graphs: 3 digraphs, first: 2 dispatch regions
+# CPU: saved: ['g1.svg', 'g2.svg', 'g3.svg'] <svg
 # CHECK: mode in options: ok
 # CHECK: dump_dir: has files True
 # CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode', 'dump_dir']
@@ -180,6 +185,14 @@ print("\n".join(line for line in text[1:] if not line.startswith(("  break", "  
 graphs = explained.as_dict()["graphs"]
 print("dict:", len(graphs), "graphs, unsupported",
       {k: len(v) for g in graphs for k, v in g["unsupported"].items()})
+if target == "cpu":
+    dots = explained.dispatch_graphs()
+    print("dispatch graphs:", len(dots), "digraphs, first:",
+          dots[0].splitlines()[1].strip(" /") if dots else None)
+    prefix = os.path.join(tempfile.mkdtemp(), "g")
+    saved = explained.save_dispatch_graphs(prefix)
+    with open(saved[0]) as f:
+        print("saved:", [os.path.basename(p) for p in saved], "<svg" if "<svg" in f.read() else "")
 torch._dynamo.reset()
 x = torch.randn(2, 5)
 with torch.no_grad():

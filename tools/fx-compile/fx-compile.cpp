@@ -16,10 +16,14 @@
 
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 
 namespace cl = llvm::cl;
@@ -74,6 +78,13 @@ static cl::opt<std::string> dumpSPIRV(
     "dump-spirv",
     cl::desc("Also write each kernel's SPIR-V to DIR/<entry>-<n>-<kernel>.spv"),
     cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> dispatchGraph(
+    "dispatch-graph",
+    cl::desc("Also draw the CPU code's dispatch regions (what fused with "
+             "what, the values between them) as a Graphviz graph: FILE.dot, "
+             "or FILE.svg drawn by Graphviz's dot (several entries: one "
+             "FILE.<entry>.svg each)"),
+    cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> verbose("v",
                              cl::desc("Print each entry's compile time, "
                                       "kernels and dispatches"),
@@ -84,6 +95,57 @@ namespace {
 int fail(const llvm::Twine &message) {
   ::fx::printToolError("fx-compile", message.str());
   return 1;
+}
+
+/// Writes --dispatch-graph: all digraphs into one .dot file, or each drawn
+/// by `dot` (the program's path) into FILE.svg (one entry) or
+/// FILE.<entry>[-<n>].svg. Returns an error message, or empty.
+std::string writeDispatchGraphs(
+    const std::vector<std::pair<std::string, std::string>> &graphs,
+    const std::string &dot) {
+  auto writeFile = [](const std::string &path,
+                      const std::string &text) -> std::string {
+    std::string error;
+    auto out = mlir::openOutputFile(path, &error);
+    if (!out)
+      return error;
+    out->os() << text;
+    out->keep();
+    return "";
+  };
+  if (dot.empty()) {
+    std::string text;
+    for (const auto &graph : graphs)
+      text += graph.second;
+    return writeFile(dispatchGraph, text);
+  }
+  llvm::StringMap<int> seen;
+  for (const auto &[name, text] : graphs) {
+    std::string path = dispatchGraph;
+    if (graphs.size() > 1) {
+      llvm::SmallString<256> stem(dispatchGraph);
+      llvm::sys::path::replace_extension(stem, "");
+      int n = seen[name]++;
+      path = (stem + "." + name + (n ? "-" + std::to_string(n) : "") + ".svg")
+                 .str();
+    }
+    llvm::SmallString<128> input;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("fx-dispatch", "dot", input))
+      return "cannot create a temporary file: " + ec.message();
+    llvm::FileRemover remove(input);
+    if (std::string error = writeFile(input.str().str(), text); !error.empty())
+      return error;
+    std::string message;
+    llvm::StringRef args[] = {dot, "-Tsvg", "-o", path, input};
+    int status =
+        llvm::sys::ExecuteAndWait(dot, args, std::nullopt, {}, 0, 0, &message);
+    if (status != 0)
+      return "dot could not draw " + path + " (exit status " +
+             std::to_string(status) + (message.empty() ? "" : ", " + message) +
+             ")";
+  }
+  return "";
 }
 
 } // namespace
@@ -140,9 +202,31 @@ int main(int argc, char **argv) {
     output = path.str().str();
   }
 
+  // --dispatch-graph: a .dot file, or SVG through Graphviz's dot (looked
+  // up before compiling, so that a missing dot fails fast).
+  std::string dotProgram;
+  bool svgGraph = llvm::StringRef(dispatchGraph).ends_with(".svg");
+  if (!dispatchGraph.empty()) {
+    if (!wantCPU)
+      return fail("--dispatch-graph draws the dispatch regions of the CPU "
+                  "code: it needs --target cpu or all");
+    if (svgGraph) {
+      auto found = llvm::sys::findProgramByName("dot");
+      if (!found)
+        return fail("--dispatch-graph=" + dispatchGraph +
+                    " needs Graphviz's dot on PATH to draw SVG (apt install "
+                    "graphviz), or write a .dot file instead");
+      dotProgram = *found;
+    }
+  }
+
   ::fx::CompilerOptions options;
   if (rt::Status s = ::fx::applyCompilerFlags(options); !s.isOk())
     return fail(s.message());
+  if (!dispatchGraph.empty() && !(options.fusion && options.dispatchRegions))
+    return fail("--dispatch-graph draws dispatch regions, which "
+                "--no-fusion and --no-dispatch-regions turn off");
+  options.keepDispatchGraph = !dispatchGraph.empty();
   options.target = wantCPU && wantVulkan ? "all" : wantCPU ? "cpu" : "vulkan";
   options.vulkanTarget = vulkanTarget;
   options.threads = threads;
@@ -201,6 +285,8 @@ int main(int argc, char **argv) {
   rt::Artifact artifact;
   artifact.producer = "fx-compile (fx-mlir)";
   std::string text; // --emit=llvm-ir or asm, all entries.
+  // --dispatch-graph: each CPU entry's name and DOT digraph.
+  std::vector<std::pair<std::string, std::string>> graphs;
   for (const ::fx::EntryRequest &request : requests) {
     auto compiled = compiler.compileEntry(*source.value(), request);
     const ::fx::CompileStats &stats = compiler.lastCompile();
@@ -217,6 +303,8 @@ int main(int argc, char **argv) {
       if (options.keepCPUText)
         text +=
             (emit == "asm" ? "# entry " : "; entry ") + name + "\n" + emitted;
+      if (options.keepDispatchGraph)
+        graphs.emplace_back(name, stats.dispatchGraph);
       summary += llvm::formatv("CPU code for {0} ({1} KiB)", entry.cpu->cpu,
                                (entry.cpu->library.size() + 1023) / 1024);
     }
@@ -250,6 +338,10 @@ int main(int argc, char **argv) {
           summary, stats.milliseconds);
     artifact.entries.push_back(std::move(entry));
   }
+  if (!graphs.empty())
+    if (std::string error = writeDispatchGraphs(graphs, dotProgram);
+        !error.empty())
+      return fail(error);
   if (emit == "spirv")
     return 0;
   if (emit == "llvm-ir" || emit == "asm") {

@@ -474,11 +474,29 @@ TEST(CompilerDump, WritesTheIntermediateForms) {
   options.dumpDir = dir.path("dump");
   Compiler compiler(options);
   ASSERT_TRUE(compiler.compileString(kLinear).isOk());
-  for (const char *file : {"linear.input.mlir", "linear.ll", "linear.s"}) {
+  for (const char *file :
+       {"linear.input.mlir", "linear.ll", "linear.s", "linear.dispatch.dot"}) {
     std::ifstream in(options.dumpDir + "/" + file);
     std::string text((std::istreambuf_iterator<char>(in)),
                      std::istreambuf_iterator<char>());
     EXPECT_FALSE(text.empty()) << file;
+  }
+}
+
+/// keepDispatchGraph: the CPU code's dispatch regions as a DOT digraph in
+/// the compile's statistics, and no cache hit that would leave it empty.
+TEST(CompilerDump, KeepsTheDispatchGraph) {
+  TempDir dir;
+  CompilerOptions options;
+  options.keepDispatchGraph = true;
+  options.cacheDir = dir.path("cache");
+  Compiler compiler(options);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(compiler.compileString(kLinear).isOk());
+    const std::string &graph = compiler.lastCompile().dispatchGraph;
+    EXPECT_EQ(graph.rfind("digraph \"linear\" {", 0), 0u) << graph;
+    EXPECT_NE(graph.find("region 0"), std::string::npos) << graph;
+    EXPECT_FALSE(compiler.lastCompile().cacheHit);
   }
 }
 

@@ -51,7 +51,10 @@ struct CPUCompileOptions {
   /// compileCPUCode: the ELF linker to run; empty: ld.lld from PATH or
   /// LLVM's bin dir.
   std::string linker;
-  /// compileCPUCode: if not null, receives the optimized LLVM IR ...
+  /// compileCPUCode: if not null, receives the dispatch regions as a
+  /// Graphviz graph (fx-print-dispatch-graph) ...
+  std::string *dispatchGraph = nullptr;
+  /// ... the optimized LLVM IR ...
   std::string *llvmIR = nullptr;
   /// ... and the assembly.
   std::string *assembly = nullptr;

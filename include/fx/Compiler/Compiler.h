@@ -109,6 +109,10 @@ struct CompilerOptions {
   /// CPU: keep the optimized LLVM IR and the assembly of each compile in
   /// CompileStats (fx-compile --emit).
   bool keepCPUText = false;
+  /// CPU: keep the dispatch regions of each compile as a Graphviz graph in
+  /// CompileStats (fx-compile --dispatch-graph). With dumpDir, the graph is
+  /// also written there as <entry>.dispatch.dot.
+  bool keepDispatchGraph = false;
 
   /// Vulkan: the SPIR-V target environment, a named profile (vulkan13,
   /// lavapipe, nvidia-h200) or "caps=CAP,..."; empty: what the device of
@@ -151,6 +155,9 @@ struct CompileStats {
   /// With CompilerOptions::keepCPUText: the CPU code as optimized LLVM IR
   /// and as assembly (empty for a cache hit).
   std::string llvmIR, assembly;
+  /// With CompilerOptions::keepDispatchGraph: the dispatch regions of the
+  /// CPU code as a DOT digraph (empty for a cache hit).
+  std::string dispatchGraph;
 };
 
 /// One function to compile.

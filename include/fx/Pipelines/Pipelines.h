@@ -78,6 +78,16 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "results as extra arguments "
                      "(fx-hoist-parameter-computations)"),
       llvm::cl::init(false)};
+  Option<std::string> dispatchGraph{
+      *this, "dispatch-graph",
+      llvm::cl::desc("Write the dispatch regions of each function to this "
+                     "file as a Graphviz graph right after they are formed "
+                     "(fx-print-dispatch-graph; - for stderr)"),
+      llvm::cl::init("")};
+
+  /// If not null, the dispatch graph goes to this stream instead (a C++
+  /// hook for fx::Compiler, not a textual option).
+  llvm::raw_ostream *dispatchGraphStream = nullptr;
 };
 
 /// Adds canonicalize and cse at the level of `pm`: the cleanup after each

@@ -25,6 +25,10 @@ namespace mlir::fx {
 #define GEN_PASS_REGISTRATION
 #include "fx/Transforms/Passes.h.inc"
 
+/// fx-print-dispatch-graph writing its graphs to `os` (which must outlive
+/// the pass) instead of its `output` option's file.
+std::unique_ptr<Pass> createFXPrintDispatchGraphToStream(llvm::raw_ostream &os);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_PASSES_H

@@ -386,6 +386,29 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
   ];
 }
 
+def FXPrintDispatchGraph : Pass<"fx-print-dispatch-graph", "ModuleOp"> {
+  let summary = "Write the dispatch regions of each function as a Graphviz "
+                "graph";
+  let description = [{
+    Runs after `fx-form-dispatch-regions` (the fusion stages of
+    `fx-cpu-pipeline`, `--fx-fusion-report` in `fx-opt`) and leaves the IR
+    as it is. For each function with a body it writes a DOT `digraph`: a
+    box per dispatch region (an op tagged `fx.dispatch`: a region's tile
+    loop, a row kernel or a lone root) naming its root, the ops fused into
+    it with their source locations and its result type; an ellipse per
+    input (a function argument that is not a parameter: parameters are
+    counted in the boxes that read them) and per result; an edge per value
+    one region reads from another, through the views, pads and
+    concatenations between them, labelled with the type the reader sees.
+    `dot -Tsvg` draws it. `fx-compile --dispatch-graph=FILE` writes the same
+    graph for the code it compiles for the CPU.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", /*default=*/"\"-\"",
+           "Where to write the graphs: a file, or - for stderr">,
+  ];
+}
+
 def FXFormRowKernels : Pass<"fx-form-row-kernels", "func::FuncOp"> {
   let summary = "Form the row kernels of the GPU: softmax, layer norm and "
                 "row reductions as one loop over rows";
