@@ -135,6 +135,32 @@ FailureOr<rt::FunctionSignature> getSignature(func::FuncOp func,
     if (failed(spec))
       return failure();
     spec->parameter = bool(func.getArgAttrOfType<StringAttr>(i, "fx.param"));
+    // torch.export.Dim's ranges, recorded by the importer: kept in the
+    // signature (and the artifact's manifest), checked at every call.
+    if (auto ranges =
+            func.getArgAttrOfType<DictionaryAttr>(i, "fx_import.dim_ranges")) {
+      for (NamedAttribute named : ranges) {
+        StringRef key = named.getName().getValue();
+        int64_t dim;
+        auto bounds = dyn_cast<DenseI64ArrayAttr>(named.getValue());
+        if (!key.consume_front("dim") || key.getAsInteger(10, dim) || dim < 0 ||
+            dim >= int64_t(spec->shape.size()) || !bounds ||
+            bounds.size() != 2 || bounds[0] < 0 || bounds[0] > bounds[1])
+          return func.emitError()
+                 << "argument " << i << ": fx_import.dim_ranges entry "
+                 << named.getName() << " = " << named.getValue()
+                 << " is not dimN = array<i64: MIN, MAX> with 0 <= MIN <= MAX "
+                    "and N a dimension of the argument";
+        int64_t size = spec->shape[dim];
+        if (size != rt::kDynamicDim && (size < bounds[0] || size > bounds[1]))
+          return func.emitError()
+                 << "argument " << i << " has size " << size << " in dimension "
+                 << dim << ", outside the range it was imported for ("
+                 << bounds[0] << " to " << bounds[1]
+                 << ", fx_import.dim_ranges)";
+        spec->ranges.push_back({dim, bounds[0], bounds[1]});
+      }
+    }
     sig.inputs.push_back(*spec);
   }
   for (auto [i, t] : llvm::enumerate(func.getResultTypes())) {
@@ -169,10 +195,9 @@ FailureOr<PreparedEntry> prepareEntry(ModuleOp module, StringRef name,
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (auto tensor = dyn_cast<RankedTensorType>(type);
           tensor && !tensor.hasStaticShape())
-        return func.emitError()
-               << "argument " << i << " of '" << func.getName()
-               << "' has the dynamic type " << type << "; "
-               << shapes.staticHint;
+        return func.emitError() << "argument " << i << " of '" << func.getName()
+                                << "' has the dynamic type " << type << "; "
+                                << shapes.staticHint;
   FailureOr<rt::FunctionSignature> signature =
       getSignature(func, shapes.allowDynamic);
   if (failed(signature))

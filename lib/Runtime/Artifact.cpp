@@ -342,6 +342,20 @@ public:
         .add("shape", shapeText(spec.shape));
     if (isInput)
       object.add("parameter", boolean(spec.parameter));
+    // [dim, min, max] per range (max null: no maximum); absent without.
+    if (isInput && !spec.ranges.empty()) {
+      std::vector<std::string> ranges;
+      for (const DimRange &range : spec.ranges)
+        ranges.push_back("[" + number(range.dim) + ", " + number(range.min) +
+                         ", " +
+                         (range.max == kUnboundedSize ? std::string("null")
+                                                      : number(range.max)) +
+                         "]");
+      std::string list = "[";
+      for (size_t i = 0; i < ranges.size(); ++i)
+        list += (i ? ", " : "") + ranges[i];
+      object.add("ranges", list + "]");
+    }
     return object.str();
   }
 
@@ -791,6 +805,40 @@ private:
       if (Status s = getBool(value, "parameter", path, spec.parameter);
           !s.isOk())
         return s;
+    // Optional: [[dim, min, max (null: none)], ...].
+    if (const json::Value *ranges = isInput ? value.find("ranges") : nullptr) {
+      std::string rangesPath = join(path, "ranges");
+      if (Status s = expect(*ranges, Kind::Array, rangesPath); !s.isOk())
+        return s;
+      for (size_t r = 0; r < ranges->elements.size(); ++r) {
+        const json::Value &item = ranges->elements[r];
+        std::string at = rangesPath + "[" + std::to_string(r) + "]";
+        if (Status s = expect(item, Kind::Array, at); !s.isOk())
+          return s;
+        if (item.elements.size() != 3)
+          return error(at, "expected [dim, min, max], got " +
+                               std::to_string(item.elements.size()) +
+                               " elements");
+        uint64_t dim, min, max = uint64_t(kUnboundedSize);
+        if (Status s =
+                toUnsigned(item.elements[0], at + "[0]",
+                           spec.shape.empty() ? 0 : spec.shape.size() - 1, dim);
+            !s.isOk())
+          return s;
+        if (Status s = toUnsigned(item.elements[1], at + "[1]", INT64_MAX, min);
+            !s.isOk())
+          return s;
+        if (item.elements[2].kind != Kind::Null)
+          if (Status s =
+                  toUnsigned(item.elements[2], at + "[2]", INT64_MAX, max);
+              !s.isOk())
+            return s;
+        if (min > max)
+          return error(at, "the minimum " + std::to_string(min) +
+                               " is above the maximum " + std::to_string(max));
+        spec.ranges.push_back({int64_t(dim), int64_t(min), int64_t(max)});
+      }
+    }
     return Status::ok();
   }
 

@@ -38,12 +38,34 @@ bool TensorSpec::admitsShape(const std::vector<int64_t> &dims) const {
   return true;
 }
 
+Status TensorSpec::checkRanges(const std::vector<int64_t> &dims,
+                               const std::string &what) const {
+  for (const DimRange &range : ranges) {
+    if (range.dim < 0 || size_t(range.dim) >= dims.size())
+      continue;
+    int64_t size = dims[range.dim];
+    if (size >= range.min && size <= range.max)
+      continue;
+    return Status::error(
+        what + " has size " + std::to_string(size) + " in dimension " +
+        std::to_string(range.dim) +
+        ", outside the range it was imported for: at least " +
+        std::to_string(range.min) + " and " +
+        (range.max == kUnboundedSize ? std::string("no maximum")
+                                     : "at most " + std::to_string(range.max)) +
+        " (torch.export.Dim's min and max, recorded as fx_import.dim_ranges). "
+        "Pass a size in that range, or import the model with a Dim whose "
+        "range holds this size");
+  }
+  return Status::ok();
+}
+
 Status CPUFunction::check(const TensorSpec &spec, const Tensor &tensor,
                           const std::string &what) {
   if (tensor.dtype() != spec.dtype || !spec.admitsShape(tensor.shape()))
     return Status::error(what + " expects " + spec.str() + ", got " +
                          dtypeName(tensor.dtype()) + tensor.shapeString());
-  return Status::ok();
+  return spec.checkRanges(tensor.shape(), what);
 }
 
 namespace {

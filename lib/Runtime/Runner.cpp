@@ -209,6 +209,9 @@ fx::rt::bindArguments(const std::string &function,
       return Status::error(what + " expects " +
                            tensorTypeString(spec.dtype, spec.shape) + " but " +
                            source + " has shape " + tensor.shapeString());
+    if (Status s = spec.checkRanges(tensor.shape(), what + " (" + source + ")");
+        !s.isOk())
+      return s;
     tensors.push_back(std::move(tensor));
   }
   return tensors;

@@ -250,7 +250,8 @@ class Model:
     dynamic dimensions may take, from the IR's `fx_import.dim_ranges`
     (torch.export.Dim's range, which the importer records) for models
     compiled from IR; a call with a size outside them raises Error before
-    running. Artifacts do not carry the ranges yet.
+    running. (The C++ runtime checks them too, for artifacts as well: their
+    manifests carry the ranges.)
     """
 
     def __init__(self, handle, ir=None):

@@ -226,6 +226,39 @@ TEST_F(ArtifactTest, RoundTripEveryField) {
   EXPECT_EQ(std::vector<uint8_t>(file.begin(), file.end()), valid);
 }
 
+TEST_F(ArtifactTest, RoundTripDimRanges) {
+  Artifact original = fullArtifact();
+  std::vector<DimRange> ranges = {{0, 1, 64}, {1, 2, kUnboundedSize}};
+  original.entries[0].signature.inputs[0].ranges = ranges;
+  std::string path = tmp.path("ranged.fxa");
+  ASSERT_TRUE(writeArtifact(path, original).isOk());
+  Result<Artifact> read = readArtifact(path);
+  ASSERT_TRUE(read.isOk()) << read.message();
+  EXPECT_EQ(read.value().entries[0].signature.inputs[0].ranges, ranges);
+  EXPECT_TRUE(read.value().entries[0].signature.inputs[1].ranges.empty());
+  EXPECT_NE(readBytes(path).find("\"ranges\": [[0, 1, 64], [1, 2, null]]"),
+            std::string::npos);
+}
+
+TEST_F(ArtifactTest, RejectsBadDimRanges) {
+  auto withRanges = [&](const std::string &ranges) {
+    return replaced("\"parameter\": false",
+                    "\"parameter\": false, \"ranges\": " + ranges);
+  };
+  EXPECT_EQ(error(withRanges("[[2, 1, 4]]")),
+            "manifest: entries[0].inputs[0].ranges[0][0]: 2 is out of range "
+            "(at most 1)");
+  EXPECT_EQ(error(withRanges("[[0, 3, 2]]")),
+            "manifest: entries[0].inputs[0].ranges[0]: the minimum 3 is above "
+            "the maximum 2");
+  EXPECT_EQ(error(withRanges("[[0, 1]]")),
+            "manifest: entries[0].inputs[0].ranges[0]: expected [dim, min, "
+            "max], got 2 elements");
+  EXPECT_EQ(error(withRanges("{}")),
+            "manifest: entries[0].inputs[0].ranges: expected an array, got an "
+            "object");
+}
+
 TEST_F(ArtifactTest, RoundTripDynamicProgram) {
   Artifact original;
   ArtifactEntry entry;

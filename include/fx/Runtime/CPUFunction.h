@@ -22,6 +22,18 @@ namespace fx::rt {
 /// entries of several shapes (fx-compile --dynamic-sizes).
 constexpr int64_t kDynamicDim = -1;
 
+/// The sizes one dimension of an input may take: torch.export.Dim's min and
+/// max, which the importer records on the argument as
+/// {fx_import.dim_ranges = {dimN = array<i64: MIN, MAX>}}. kUnboundedSize
+/// as the max: no maximum.
+struct DimRange {
+  int64_t dim = 0, min = 0, max = 0;
+  bool operator==(const DimRange &other) const {
+    return dim == other.dim && min == other.min && max == other.max;
+  }
+};
+constexpr int64_t kUnboundedSize = INT64_MAX;
+
 /// The name, dtype and shape of one input or output.
 struct TensorSpec {
   std::string name;
@@ -31,12 +43,19 @@ struct TensorSpec {
   /// {fx.param = "name"}) rather than given by the caller. Always false for
   /// outputs.
   bool parameter = false;
+  /// Inputs: the ranges of sizes its (dynamic) dimensions may take; calls
+  /// with sizes outside them are refused (checkRanges).
+  std::vector<DimRange> ranges;
 
   /// E.g. "f32[2, 3]" (kDynamicDim prints as `?`).
   std::string str() const;
   /// Whether `dims` has this spec's rank and its dimensions where they are
   /// not kDynamicDim.
   bool admitsShape(const std::vector<int64_t> &dims) const;
+  /// An error naming the first dimension of `dims` outside `ranges`
+  /// (`what`: the input, as the message names it), else ok.
+  Status checkRanges(const std::vector<int64_t> &dims,
+                     const std::string &what) const;
 
   bool operator==(const TensorSpec &other) const {
     return name == other.name && dtype == other.dtype && shape == other.shape &&
