@@ -36,8 +36,9 @@ extern "C" {
 #endif
 
 /* The version of this header. fx_api_version() returns the library's; they
- * must have the same major version (the value divided by 100). */
-#define FX_API_VERSION 100
+ * must have the same major version (the value divided by 100). Minor
+ * versions add: 101, the argument shapes of fx_compiler_options. */
+#define FX_API_VERSION 101
 
 #if defined(__GNUC__)
 #define FX_API __attribute__((visibility("default")))
@@ -172,6 +173,14 @@ typedef struct fx_compiler_options {
   const char *cpu;
   /* Vulkan: the device index (-1: the default device). */
   int vulkan_device;
+  /* Since 101 (read when struct_size covers them): shapes for every
+   * argument of the entry, parameters included, in order, to specialize its
+   * dynamic dimensions (`?`; CPU code needs static shapes): num_arguments
+   * shapes, argument i of argument_ranks[i] sizes at argument_shapes[i].
+   * 0: the arguments as declared. */
+  size_t num_arguments;
+  const size_t *argument_ranks;
+  const int64_t *const *argument_shapes;
 } fx_compiler_options;
 
 FX_API void fx_compiler_options_init(fx_compiler_options *options);

@@ -4,6 +4,8 @@
 
 #include "fx/Compiler/Compiler.h"
 
+#include <cstddef>
+
 using namespace fx;
 
 struct fx_compiler {
@@ -25,10 +27,36 @@ fx_error *fx_compiler_create(const fx_compiler_options *options,
     return capi::error("fx_compiler_create: out is null");
   CompilerOptions compilerOptions;
   if (options) {
-    if (options->struct_size < sizeof(fx_compiler_options))
+    // Callers built against version 100 pass the struct without the
+    // argument shapes.
+    constexpr size_t kVersion100Size =
+        offsetof(fx_compiler_options, num_arguments);
+    if (options->struct_size < kVersion100Size)
       return capi::error("fx_compiler_create: options.struct_size is " +
                          std::to_string(options->struct_size) +
                          "; call fx_compiler_options_init");
+    if (options->struct_size >= sizeof(fx_compiler_options) &&
+        options->num_arguments) {
+      if (!options->argument_ranks || !options->argument_shapes)
+        return capi::error("fx_compiler_create: num_arguments is " +
+                           std::to_string(options->num_arguments) +
+                           " but argument_ranks or argument_shapes is null");
+      for (size_t i = 0; i < options->num_arguments; ++i) {
+        size_t rank = options->argument_ranks[i];
+        const int64_t *sizes = options->argument_shapes[i];
+        if (rank && !sizes)
+          return capi::error("fx_compiler_create: argument_shapes[" +
+                             std::to_string(i) + "] is null");
+        std::vector<int64_t> shape(sizes, sizes + rank);
+        for (int64_t size : shape)
+          if (size < 0)
+            return capi::error("fx_compiler_create: argument " +
+                               std::to_string(i) + " has the size " +
+                               std::to_string(size) +
+                               "; sizes are non-negative");
+        compilerOptions.argumentShapes.push_back(std::move(shape));
+      }
+    }
     if (options->target)
       compilerOptions.target = options->target;
     if (compilerOptions.target != "cpu" && compilerOptions.target != "vulkan")

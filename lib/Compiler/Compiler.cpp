@@ -215,8 +215,11 @@ struct Compiler::Impl {
     shapes.arguments = request.argumentShapes;
     shapes.allowDynamic = !wantCPU;
     shapes.staticHint = request.staticHint.empty()
-                            ? "compiled code needs static shapes: give "
-                              "CompilerOptions::argumentShapes"
+                            ? "CPU code needs static shapes: give the shapes "
+                              "to compile for (CompilerOptions::argumentShapes"
+                              ", the C API's argument_shapes, Python's "
+                              "argument_shapes=), or compile for Vulkan, one "
+                              "program for all sizes"
                             : request.staticHint;
     FailureOr<PreparedEntry> prepared =
         prepareEntry(input, request.name, shapes);

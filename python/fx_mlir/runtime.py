@@ -22,7 +22,7 @@ import numpy as np
 
 __all__ = ["Compiler", "Error", "Model", "compile", "load", "library"]
 
-API_VERSION = 100
+API_VERSION = 101
 
 
 class Error(RuntimeError):
@@ -46,7 +46,9 @@ class _CompilerOptions(ctypes.Structure):
                 ("mode", ctypes.c_char_p), ("fusion", ctypes.c_int),
                 ("dump_dir", ctypes.c_char_p), ("cache_dir", ctypes.c_char_p),
                 ("entry", ctypes.c_char_p), ("cpu", ctypes.c_char_p),
-                ("vulkan_device", ctypes.c_int)]
+                ("vulkan_device", ctypes.c_int), ("num_arguments", ctypes.c_size_t),
+                ("argument_ranks", ctypes.POINTER(ctypes.c_size_t)),
+                ("argument_shapes", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
 
 
 _P = ctypes.c_void_p
@@ -370,11 +372,14 @@ class Compiler:
     target: "cpu" or "vulkan"; mode: "default", "reduce-overhead" or
     "max-autotune"; fusion; cache_dir (the on-disk compile cache); dump_dir
     (the input IR and generated code); entry; cpu ("native", "x86-64-v3",
-    ...); vulkan_device.
+    ...); vulkan_device; argument_shapes: a shape per argument of the entry
+    (parameters included), in order, that its dynamic dimensions take (CPU
+    code needs static shapes; a Vulkan program is sized at run time).
     """
 
     def __init__(self, target="cpu", mode="default", fusion=True, cache_dir=None,
-                 dump_dir=None, entry=None, cpu="native", vulkan_device=-1):
+                 dump_dir=None, entry=None, cpu="native", vulkan_device=-1,
+                 argument_shapes=None):
         lib = library()
         if not lib.has_compiler:
             raise Error("the loaded library is the runtime only (libfxrt.so); compiling "
@@ -385,7 +390,17 @@ class Compiler:
         options.fusion, options.vulkan_device = int(bool(fusion)), vulkan_device
         options.cache_dir, options.dump_dir = _bytes(cache_dir), _bytes(dump_dir)
         options.entry, options.cpu = _bytes(entry), _bytes(cpu)
-        self._keep = options  # the strings must outlive the call only
+        arrays = []
+        if argument_shapes:
+            shapes = [tuple(int(d) for d in shape) for shape in argument_shapes]
+            ranks = (ctypes.c_size_t * len(shapes))(*[len(s) for s in shapes])
+            arrays = [(ctypes.c_int64 * max(len(s), 1))(*s) for s in shapes]
+            pointers = (ctypes.POINTER(ctypes.c_int64) * len(shapes))(
+                *[ctypes.cast(a, ctypes.POINTER(ctypes.c_int64)) for a in arrays])
+            options.num_arguments = len(shapes)
+            options.argument_ranks, options.argument_shapes = ranks, pointers
+            arrays += [ranks, pointers]
+        self._keep = (options, arrays)  # must outlive the call only
         handle = _P()
         _check(lib.fx_compiler_create(ctypes.byref(options), ctypes.byref(handle)))
         self._handle = handle

@@ -15,6 +15,10 @@
 # CHECK: error: parameter 'fc.weight' is not bound (bind the weights first)
 # CHECK: error: <string>:2:{{[0-9]+}}: error: {{.*}}
 # CHECK: error: unknown mode 'turbo'
+# A `?` dimension: CPU code compiled for the given argument shapes; without
+# them, an error that says what to give.
+# CHECK: shaped: [('arg0', 'f32', (3, 2))] sum 12.0
+# CHECK: error: <string>:1:1: error: argument 0 of 'dyn' has the dynamic type 'tensor<?x2xf32>'; CPU code needs static shapes: give the shapes to compile for (CompilerOptions::argumentShapes, the C API's argument_shapes, Python's argument_shapes=), or compile for Vulkan, one program for all sizes
 import os
 import sys
 
@@ -88,3 +92,11 @@ error(lambda: model(x.astype(np.float64)))
 error(lambda: fx_mlir.compile(IR, target=target)(x))
 error(lambda: fx_mlir.compile("func.func @f() {\n  %0 = fx.nope\n}\n"))
 error(lambda: fx_mlir.Compiler(mode="turbo"))
+
+DYNAMIC = """func.func @dyn(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %0 = fx.add %x, %x : (tensor<?x2xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}"""
+shaped = fx_mlir.compile(DYNAMIC, target=target, argument_shapes=[(3, 2)])
+print("shaped:", shaped.inputs, "sum", float(shaped(np.ones((3, 2), np.float32))[0].sum()))
+error(lambda: fx_mlir.compile(DYNAMIC, target="cpu"))

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <string>
 
 namespace {
@@ -115,6 +116,49 @@ TEST(CAPITest, CompilerAndModelErrors) {
   fx_tensor_free(wrong);
   fx_tensor_free(output);
   fx_tensor_free(input);
+  fx_model_free(model);
+  fx_compiler_free(compiler);
+}
+
+/// Argument shapes (API version 101) specialize a dynamic dimension for
+/// CPU code; a caller built against version 100 passes the shorter struct.
+TEST(CAPITest, ArgumentShapes) {
+  const char *dynamic =
+      "func.func @f(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {\n"
+      "  %0 = fx.relu %x : (tensor<?x2xf32>) -> tensor<?x2xf32>\n"
+      "  return %0 : tensor<?x2xf32>\n}\n";
+  fx_compiler_options options;
+  fx_compiler_options_init(&options);
+  EXPECT_EQ(options.num_arguments, 0u);
+  fx_compiler *compiler = nullptr;
+  fx_model *model = nullptr;
+
+  // Version 100's struct: accepted, the arguments as declared.
+  options.struct_size = offsetof(fx_compiler_options, num_arguments);
+  options.num_arguments = 1; // past its end: not read
+  ASSERT_EQ(message(fx_compiler_create(&options, &compiler)), "");
+  EXPECT_ERROR(fx_compiler_compile_string(compiler, dynamic, &model),
+               "CPU code needs static shapes");
+  fx_compiler_free(compiler);
+
+  fx_compiler_options_init(&options);
+  options.num_arguments = 1;
+  EXPECT_ERROR(fx_compiler_create(&options, &compiler),
+               "num_arguments is 1 but argument_ranks or argument_shapes is "
+               "null");
+  size_t ranks[] = {2};
+  int64_t negative[] = {-3, 2}, shape[] = {3, 2};
+  const int64_t *bad[] = {negative}, *shapes[] = {shape};
+  options.argument_ranks = ranks;
+  options.argument_shapes = bad;
+  EXPECT_ERROR(fx_compiler_create(&options, &compiler),
+               "argument 0 has the size -3; sizes are non-negative");
+  options.argument_shapes = shapes;
+  ASSERT_EQ(message(fx_compiler_create(&options, &compiler)), "");
+  ASSERT_EQ(message(fx_compiler_compile_string(compiler, dynamic, &model)), "");
+  ASSERT_EQ(fx_model_input_rank(model, 0), 2u);
+  EXPECT_EQ(fx_model_input_shape(model, 0)[0], 3);
+  EXPECT_EQ(fx_api_version(), unsigned(FX_API_VERSION));
   fx_model_free(model);
   fx_compiler_free(compiler);
 }

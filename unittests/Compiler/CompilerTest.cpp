@@ -351,8 +351,8 @@ TEST(CompilerErrors, FilesTargetsEntriesAndShapes) {
       "  return %0 : tensor<?x4xf32>\n}\n";
   EXPECT_CONTAINS(Compiler().compileString(dynamic).message(),
                   "argument 0 of 'd' has the dynamic type "
-                  "'tensor<?x4xf32>'; compiled code needs static shapes: give "
-                  "CompilerOptions::argumentShapes");
+                  "'tensor<?x4xf32>'; CPU code needs static shapes: give the "
+                  "shapes to compile for (CompilerOptions::argumentShapes");
   CompilerOptions shaped;
   shaped.argumentShapes = {{3, 4}};
   auto model = Compiler(shaped).compileString(dynamic);
