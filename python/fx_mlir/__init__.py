@@ -23,10 +23,10 @@ needs NumPy only, not torch):
 
 import sys as _sys
 
-from .runtime import Compiler, Error, Model, compile, load  # noqa: F401
+from .runtime import Compiler, Error, Model, PerShapeModel, compile, load  # noqa: F401
 
 __all__ = ["import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
-           "Compiler", "Error", "Model", "compile", "load", "explain"]
+           "Compiler", "Error", "Model", "PerShapeModel", "compile", "load", "explain"]
 
 _IMPORTER_NAMES = {"import_module", "import_program", "ImportedModule", "TraceError", "UnsupportedOpsError",
                    "Importer", "safetensors"}

@@ -288,15 +288,7 @@ class Model:
             self.name, self.target, self.inputs, self.outputs)
 
     def _check_ranges(self, i, name, shape):
-        for dim, (lo, hi) in sorted(self.dim_ranges.get(i, {}).items()):
-            if dim < len(shape) and not lo <= shape[dim] <= hi:
-                top = "no maximum" if hi == _UNBOUNDED else "at most %d" % hi
-                raise Error(
-                    "input %d (%s) has size %d in dimension %d, outside the range it was "
-                    "imported for: at least %d and %s (torch.export.Dim's min and max, "
-                    "recorded as %s). Pass a size in that range, or import the model with "
-                    "a Dim whose range holds this size" %
-                    (i, name, shape[dim], dim, lo, top, DIM_RANGES_ATTR))
+        _check_range(self.dim_ranges.get(i, {}), i, name, shape)
 
     def bind_weights(self, path):
         """Binds every parameter from a .safetensors file, by name."""
@@ -439,12 +431,143 @@ class Compiler:
         return library().fx_compiler_last_milliseconds(self._handle)
 
 
+def _entry_arguments(ir, entry):
+    """The name and arguments of the function to compile (`entry`, else the
+    only public one with a body) in IR text: (name, [(dims with None for
+    `?`, element type, is a parameter)]), or None when that is not clear."""
+    found = [m for m in re.finditer(r"func\.func\s+((?:\w+\s+)*)@([\w$.]+)\s*\(", ir)
+             if "private" not in m.group(1)]
+    if entry is not None:
+        found = [m for m in found if m.group(2) == entry]
+    if len(found) != 1:
+        return None
+    arguments = []
+    for text in _split_arguments(ir, found[0].end() - 1):
+        m = re.search(r"tensor<([^>]*)>", text)
+        if not m:
+            return None
+        parts = m.group(1).split("x")
+        dims = [None if d == "?" else int(d) for d in parts[:-1]]
+        arguments.append((dims, parts[-1], "fx.param" in text))
+    return found[0].group(2), arguments
+
+
+def _check_range(ranges, i, name, shape):
+    """Raises Error if `shape` (input i's) has a size outside `ranges`
+    ({dim: (min, max)}, from fx_import.dim_ranges)."""
+    for dim, (lo, hi) in sorted(ranges.items()):
+        if dim < len(shape) and not lo <= shape[dim] <= hi:
+            top = "no maximum" if hi == _UNBOUNDED else "at most %d" % hi
+            raise Error(
+                "input %d (%s) has size %d in dimension %d, outside the range it was "
+                "imported for: at least %d and %s (torch.export.Dim's min and max, "
+                "recorded as %s). Pass a size in that range, or import the model with "
+                "a Dim whose range holds this size" %
+                (i, name, shape[dim], dim, lo, top, DIM_RANGES_ATTR))
+
+
+class PerShapeModel:
+    """CPU code for IR with `?` dimensions, which CPU code cannot keep:
+    each new set of input shapes compiles the entry for them (Compiler's
+    argument_shapes) at its first call, and later calls with those shapes
+    reuse it; the weights bound so far are bound to each new compile.
+    `inputs` report a `?` as -1; `compiled` lists the shapes compiled.
+    fx_mlir.compile returns one for such IR on the CPU (Vulkan compiles one
+    program for all sizes instead)."""
+
+    def __init__(self, ir, name, arguments, options):
+        self._ir, self._options, self._arguments = ir, options, arguments
+        self._models, self._bindings = {}, []
+        self.name, self.target = name, "cpu"
+        by_argument = dim_ranges(ir, name)
+        self.inputs, self.dim_ranges = [], {}
+        for index, (dims, etype, is_param) in enumerate(arguments):
+            if is_param:
+                continue
+            if index in by_argument:
+                self.dim_ranges[len(self.inputs)] = by_argument[index]
+            self.inputs.append(("arg%d" % index, etype,
+                                tuple(-1 if d is None else d for d in dims)))
+
+    def __repr__(self):
+        return "<fx_mlir.PerShapeModel %s on cpu: inputs %s, compiled for %s>" % (
+            self.name, self.inputs, self.compiled)
+
+    @property
+    def compiled(self):
+        return [shapes for shapes in self._models]
+
+    def bind_weights(self, path):
+        """Binds every parameter from a .safetensors file, by name (to the
+        models compiled so far and to later ones)."""
+        for model in self._models.values():
+            model.bind_weights(path)
+        self._bindings.append(("file", path))
+
+    def set_parameter(self, name, array):
+        """Binds one parameter to a NumPy array (see Model.set_parameter)."""
+        for model in self._models.values():
+            model.set_parameter(name, array)
+        self._bindings.append(("array", name, array))
+
+    def __call__(self, *arrays):
+        if len(arrays) != len(self.inputs):
+            raise Error("'%s' takes %d inputs (besides parameters), got %d" %
+                        (self.name, len(self.inputs), len(arrays)))
+        shapes, next_input = [], 0
+        for dims, _, is_param in self._arguments:
+            if is_param:
+                if None in dims:
+                    raise Error("'%s' has a parameter of dynamic shape; CPU code needs "
+                                "its size" % self.name)
+                shapes.append(tuple(dims))
+                continue
+            i = next_input
+            shape = np.shape(arrays[i])
+            name = self.inputs[i][0]
+            if len(shape) != len(dims) or any(d is not None and d != s
+                                              for d, s in zip(dims, shape)):
+                raise Error("input %d (%s) expects shape %s, got %s" % (
+                    i, name, "[" + ", ".join("?" if d is None else str(d) for d in dims) + "]",
+                    list(shape)))
+            _check_range(self.dim_ranges.get(i, {}), i, name, shape)
+            shapes.append(tuple(shape))
+            next_input += 1
+        key = tuple(shapes)
+        model = self._models.get(key)
+        if model is None:
+            model = Compiler(argument_shapes=list(key), entry=self.name,
+                             **self._options).compile_string(self._ir)
+            for binding in self._bindings:
+                if binding[0] == "file":
+                    model.bind_weights(binding[1])
+                else:
+                    model.set_parameter(binding[1], binding[2])
+            self._models[key] = model
+        return model(*arrays)
+
+
 def compile(source, **options):
     """Compiles IR text, or the .mlir file at that path, into a Model.
 
-    Keyword arguments are Compiler's."""
-    compiler = Compiler(**options)
+    Keyword arguments are Compiler's. IR whose entry has `?` dimensions,
+    compiled for the CPU without argument_shapes, gives a PerShapeModel,
+    which compiles for each new set of input shapes at its first call."""
     looks_like_ir = "func.func" in source or "\n" in source
+    if options.get("target", "cpu") == "cpu" and not options.get("argument_shapes"):
+        ir = source
+        if not looks_like_ir:
+            try:
+                with open(source, encoding="utf-8", errors="replace") as f:
+                    ir = f.read()
+            except OSError:
+                ir = None  # compile_file reports it
+        entry = _entry_arguments(ir, options.get("entry")) if ir else None
+        if entry and any(None in dims for dims, _, _ in entry[1]):
+            rest = {k: v for k, v in options.items() if k != "entry"}
+            Compiler(**rest)  # the options' errors now, not at the first call
+            return PerShapeModel(ir, entry[0], entry[1], rest)
+    compiler = Compiler(**options)
     if not looks_like_ir:
         return compiler.compile_file(source)
     return compiler.compile_string(source)

@@ -19,6 +19,15 @@
 # them, an error that says what to give.
 # CHECK: shaped: [('arg0', 'f32', (3, 2))] sum 12.0
 # CHECK: error: <string>:1:1: error: argument 0 of 'dyn' has the dynamic type 'tensor<?x2xf32>'; CPU code needs static shapes: give the shapes to compile for (CompilerOptions::argumentShapes, the C API's argument_shapes, Python's argument_shapes=), or compile for Vulkan, one program for all sizes
+# fx_mlir.compile of such IR for the CPU: a PerShapeModel, which compiles
+# for each new batch at its first call (weights bound before and after),
+# checks the ranges of torch.export.Dim and the static dimensions.
+# CHECK: per shape: <fx_mlir.PerShapeModel scaled on cpu: inputs [('arg0', 'f32', (-1, 2))], compiled for []>
+# CHECK: batch 3: {{\[\[}}1.0, 4.0], [1.0, 4.0], [1.0, 4.0]]
+# CHECK: batch 1: {{\[\[}}1.0, 4.0]] compiled [((3, 2), (2,)), ((1, 2), (2,))]
+# CHECK: rebound: {{\[\[}}2.0, 2.0]]
+# CHECK: error: input 0 (arg0) has size 9 in dimension 0, outside the range it was imported for: at least 1 and at most 8
+# CHECK: error: input 0 {{.*}}expects {{.*}}[?, 2], got {{.*}}[3, 5]
 import os
 import sys
 
@@ -99,4 +108,33 @@ DYNAMIC = """func.func @dyn(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
 }"""
 shaped = fx_mlir.compile(DYNAMIC, target=target, argument_shapes=[(3, 2)])
 print("shaped:", shaped.inputs, "sum", float(shaped(np.ones((3, 2), np.float32))[0].sum()))
-error(lambda: fx_mlir.compile(DYNAMIC, target="cpu"))
+error(lambda: fx_mlir.Compiler(target="cpu").compile_string(DYNAMIC))
+
+SCALED = """func.func @scaled(%x: tensor<?x2xf32> {fx_import.dim_ranges = {dim0 = array<i64: 1, 8>}},
+                   %s: tensor<2xf32> {fx.param = "scale"}) -> tensor<?x2xf32> {
+  %0 = fx.mul %x, %s : (tensor<?x2xf32>, tensor<2xf32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}"""
+if target == "cpu":
+    per_shape = fx_mlir.compile(SCALED)
+    print("per shape:", per_shape)
+    per_shape.set_parameter("scale", np.array([1, 4], np.float32))
+    print("batch 3:", per_shape(np.ones((3, 2), np.float32))[0].tolist())
+    print("batch 1:", per_shape(np.ones((1, 2), np.float32))[0].tolist(),
+          "compiled", per_shape.compiled)
+    per_shape.set_parameter("scale", np.array([2, 2], np.float32))
+    print("rebound:", per_shape(np.ones((1, 2), np.float32))[0].tolist())
+    error(lambda: per_shape(np.ones((9, 2), np.float32)))
+    error(lambda: per_shape(np.ones((3, 5), np.float32)))
+else:  # Vulkan compiles one program for all sizes; the same lines for FileCheck
+    print("per shape: <fx_mlir.PerShapeModel scaled on cpu: inputs [('arg0', 'f32', (-1, 2))], "
+          "compiled for []>")
+    model = fx_mlir.compile(SCALED, target=target)
+    model.set_parameter("scale", np.array([1, 4], np.float32))
+    print("batch 3:", model(np.ones((3, 2), np.float32))[0].tolist())
+    print("batch 1:", model(np.ones((1, 2), np.float32))[0].tolist(),
+          "compiled [((3, 2), (2,)), ((1, 2), (2,))]")
+    model.set_parameter("scale", np.array([2, 2], np.float32))
+    print("rebound:", model(np.ones((1, 2), np.float32))[0].tolist())
+    error(lambda: model(np.ones((9, 2), np.float32)))
+    error(lambda: model(np.ones((3, 5), np.float32)))
