@@ -303,17 +303,18 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         log.debug("%s: the FX dialect:\n%s", graph_name, text)
         start = time.perf_counter()
         # explain() wants each CPU graph's dispatch regions: fx::Compiler
-        # writes them (<entry>.dispatch.dot) into a dump directory.
+        # writes them (<entry>.dispatch.dot) into a dump directory (a
+        # temporary one; with the user's own, the files are theirs).
         dump_dir, graph_dir = options.get("dump_dir"), None
-        if _RECORDS is not None and target == "cpu" and dump_dir is None:
+        if _RECORDS and target == "cpu" and dump_dir is None:
             dump_dir = graph_dir = tempfile.mkdtemp(prefix="fx-mlir-explain-")
         try:
             compiled = runtime.compile(text, target=target, mode=mode,
                                        cache_dir=options.get("cache_dir"),
                                        dump_dir=dump_dir)
-            if _RECORDS is not None and target == "cpu":
+            if graph_dir:
                 _RECORDS[-1].setdefault("dispatch_graphs", []).extend(
-                    _read_dispatch_graphs(dump_dir))
+                    _read_dispatch_graphs(graph_dir))
         finally:
             if graph_dir:
                 shutil.rmtree(graph_dir, ignore_errors=True)
