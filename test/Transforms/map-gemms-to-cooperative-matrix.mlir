@@ -100,6 +100,29 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
 
 // -----
 
+// ResNet's downsampling: a 1x1 convolution of stride 2 reads every other
+// row and column of its input, and only those are packed: [32][28][28]
+// pixels of 32 units (two planes, four i32 each), from a grid of 28 packed
+// rows per image; the GEMM divides the input's row and column by 2.
+// HIGH-LABEL: func.func @strided_pointwise
+// HIGH: memref.alloc() : memref<6422528xi32>
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c28, {{.*}} = %c32)
+// HIGH: arith.muli %{{.*}}, %c2
+// HIGH: gpu.launch
+// HIGH: gpu.launch
+// HIGH: arith.divui %{{.*}}, %c2
+// HIGH: return
+func.func @strided_pointwise(%in: memref<32x256x56x56xf32>, %w: memref<512x256x1x1xf32>, %out: memref<32x512x28x28xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x512x28x28xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 512x25088x256 on bf16x3 fragments, 64x64 tiles, k step 32, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%in, %w : memref<32x256x56x56xf32>, memref<512x256x1x1xf32>) outs(%out : memref<32x512x28x28xf32>)
+  return
+}
+
+// -----
+
 // DenseNet's pre-activation: a batch norm and ReLU (an elementwise
 // generic, per-channel scale and shift) compute a 1x1 convolution's input
 // into a buffer of its own that nothing else reads. A pointwise

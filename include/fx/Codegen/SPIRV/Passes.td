@@ -130,7 +130,8 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     of 8 and at least `packed-conv-min-macs` multiply-accumulates, other
     than pointwise ones (1x1, stride 1: their input is a GEMM operand as it
     is), first repack both operands, each with a small kernel of its own: the input
-    (through its zero padding) as [N][H][W][C/8] and the filter as
+    (through its zero padding) as [N][H][W][C/8] (a strided 1x1
+    convolution's only at the rows and columns it reads) and the filter as
     [F][KH][KW][C/8] units of 8 channels, converted to the fragments' type
     once (bf16x3 as two planes, high and low parts). The GEMM then runs
     over k = (kh, kw, c) and stages a unit with one 16-byte load: the
