@@ -344,16 +344,13 @@ public:
       object.add("parameter", boolean(spec.parameter));
     // [dim, min, max] per range (max null: no maximum); absent without.
     if (isInput && !spec.ranges.empty()) {
-      std::vector<std::string> ranges;
-      for (const DimRange &range : spec.ranges)
-        ranges.push_back("[" + number(range.dim) + ", " + number(range.min) +
-                         ", " +
-                         (range.max == kUnboundedSize ? std::string("null")
-                                                      : number(range.max)) +
-                         "]");
       std::string list = "[";
-      for (size_t i = 0; i < ranges.size(); ++i)
-        list += (i ? ", " : "") + ranges[i];
+      for (const DimRange &range : spec.ranges)
+        list += (list.size() > 1 ? ", [" : "[") + number(range.dim) + ", " +
+                number(range.min) + ", " +
+                (range.max == kUnboundedSize ? std::string("null")
+                                             : number(range.max)) +
+                "]";
       object.add("ranges", list + "]");
     }
     return object.str();

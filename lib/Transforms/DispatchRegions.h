@@ -14,6 +14,11 @@
 
 namespace mlir::fx {
 
+/// The attribute fx-form-dispatch-regions tags each region's op with (its
+/// tile loop, row kernel or lone root): the region's id. fx-print-dispatch-
+/// graph draws the regions from it.
+constexpr llvm::StringLiteral kDispatchAttr = "fx.dispatch";
+
 /// How regions are formed and materialized; the defaults are
 /// fx-form-dispatch-regions' option defaults.
 struct DispatchRegionOptions {

@@ -39,7 +39,7 @@ using namespace mlir;
 
 namespace {
 
-constexpr StringLiteral kDispatchAttr = "fx.dispatch";
+using fx::kDispatchAttr;
 constexpr StringLiteral kRowKernelAttr = "fx.row_kernel";
 
 bool isHeavy(Operation *op) {

@@ -8,6 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DispatchRegions.h"
+
 #include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
@@ -31,8 +33,7 @@ using namespace mlir;
 
 namespace {
 
-/// The attribute fx-form-dispatch-regions tags each region's op with.
-constexpr StringLiteral kDispatchAttr = "fx.dispatch";
+using fx::kDispatchAttr;
 /// Ops named in a region's box before "and N more".
 constexpr size_t kListedMembers = 6;
 

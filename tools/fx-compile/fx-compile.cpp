@@ -97,22 +97,23 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// Writes `text` to the file at `path`. Returns an error message, or empty.
+std::string writeFile(const std::string &path, const std::string &text) {
+  std::string error;
+  auto out = mlir::openOutputFile(path, &error);
+  if (!out)
+    return error;
+  out->os() << text;
+  out->keep();
+  return "";
+}
+
 /// Writes --dispatch-graph: all digraphs into one .dot file, or each drawn
 /// by `dot` (the program's path) into FILE.svg (one entry) or
 /// FILE.<entry>[-<n>].svg. Returns an error message, or empty.
 std::string writeDispatchGraphs(
     const std::vector<std::pair<std::string, std::string>> &graphs,
     const std::string &dot) {
-  auto writeFile = [](const std::string &path,
-                      const std::string &text) -> std::string {
-    std::string error;
-    auto out = mlir::openOutputFile(path, &error);
-    if (!out)
-      return error;
-    out->os() << text;
-    out->keep();
-    return "";
-  };
   if (dot.empty()) {
     std::string text;
     for (const auto &graph : graphs)
@@ -345,12 +346,8 @@ int main(int argc, char **argv) {
   if (emit == "spirv")
     return 0;
   if (emit == "llvm-ir" || emit == "asm") {
-    std::string error;
-    auto out = mlir::openOutputFile(output, &error);
-    if (!out)
+    if (std::string error = writeFile(output, text); !error.empty())
       return fail(error);
-    out->os() << text;
-    out->keep();
     return 0;
   }
   rt::Status written = rt::writeArtifact(output, artifact);
