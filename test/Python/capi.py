@@ -2,7 +2,7 @@
 # file, run on NumPy arrays, bind weights, the compile cache, artifacts, and
 # errors as fx_mlir.Error. Importing it must not import torch.
 # RUN: rm -rf %t && mkdir -p %t
-# RUN: %python %s %t cpu | FileCheck %s
+# RUN: %python %s %t cpu | FileCheck %s --check-prefixes=CHECK,CPU
 # RUN: %if vulkan %{ %python %s %t/vk vulkan | FileCheck %s %}
 # CHECK: torch imported: False
 # CHECK: model: <fx_mlir.Model linear on {{cpu|vulkan}}: inputs [('arg0', 'f32', (2, 3))], outputs [('f32', (2, 2))]>
@@ -19,7 +19,7 @@
 # them, an error that says what to give.
 # CHECK: shaped: [('arg0', 'f32', (3, 2))] sum 12.0
 # CHECK: error: <string>:1:1: error: argument 0 of 'dyn' has the dynamic type 'tensor<?x2xf32>'; CPU code needs static shapes: give the shapes to compile for (CompilerOptions::argumentShapes, the C API's argument_shapes, Python's argument_shapes=), or compile for Vulkan, one program for all sizes
-# fx_mlir.compile of such IR for the CPU: a PerShapeModel, which compiles
+# fx_mlir.compile of such IR for the CPU gives a PerShapeModel, which compiles
 # for each new batch at its first call (weights bound before and after),
 # checks the ranges of torch.export.Dim and the static dimensions.
 # CHECK: per shape: <fx_mlir.PerShapeModel scaled on cpu: inputs [('arg0', 'f32', (-1, 2))], compiled for []>
@@ -28,6 +28,8 @@
 # CHECK: rebound: {{\[\[}}2.0, 2.0]]
 # CHECK: error: input 0 (arg0) has size 9 in dimension 0, outside the range it was imported for: at least 1 and at most 8
 # CHECK: error: input 0 {{.*}}expects {{.*}}[?, 2], got {{.*}}[3, 5]
+# A parameter of dynamic shape cannot be specialized from the inputs.
+# CPU: error: 'dynparam' has a parameter of dynamic shape; CPU code needs its size
 import os
 import sys
 
@@ -138,3 +140,7 @@ else:  # Vulkan compiles one program for all sizes; the same lines for FileCheck
     print("rebound:", model(np.ones((1, 2), np.float32))[0].tolist())
     error(lambda: model(np.ones((9, 2), np.float32)))
     error(lambda: model(np.ones((3, 5), np.float32)))
+if target == "cpu":
+    error(lambda: fx_mlir.compile("""func.func @dynparam(%x: tensor<?x2xf32>, %s: tensor<?xf32> {fx.param = "s"}) -> tensor<?x2xf32> {
+  return %x : tensor<?x2xf32>
+}""")(np.ones((1, 2), np.float32)))

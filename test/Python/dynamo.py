@@ -37,6 +37,7 @@
 # drawn as SVG by dot.
 # CPU: dispatch graphs: 3 digraphs, first: 2 dispatch regions
 # CPU: saved: ['g1.svg', 'g2.svg', 'g3.svg'] <svg
+# CPU: bad format: ValueError: format must be 'svg' or 'dot', not 'png'
 # CHECK: mode in options: ok
 # CHECK: dump_dir: has files True
 # CHECK: bad option: ValueError: fx_mlir: unknown option(s) ['targett']; the options are ['target', 'fallback', 'cache_dir', 'mode', 'dump_dir']
@@ -193,6 +194,10 @@ if target == "cpu":
     saved = explained.save_dispatch_graphs(prefix)
     with open(saved[0]) as f:
         print("saved:", [os.path.basename(p) for p in saved], "<svg" if "<svg" in f.read() else "")
+    try:
+        explained.save_dispatch_graphs(prefix, format="png")
+    except ValueError as e:
+        print("bad format: ValueError:", e)
 torch._dynamo.reset()
 x = torch.randn(2, 5)
 with torch.no_grad():
