@@ -243,6 +243,7 @@ struct Compiler::Impl {
       vulkanOptions.precision = options.precision;
       vulkanOptions.rowWorkgroupSize = options.rowWorkgroupSize;
       vulkanOptions.reuseTemporaries = options.reuseTemporaries;
+      vulkanOptions.report = options.fusionReport;
       targetKey += "vulkan=" + vulkanOptions.target;
     }
     std::string ir;

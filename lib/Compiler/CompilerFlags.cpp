@@ -44,10 +44,12 @@ struct Flags {
             cl::init(false), cl::cat(category)),
         fusionReport(
             "fusion-report",
-            cl::desc("CPU: print each dispatch region (root and fused ops, "
+            cl::desc("Print, as remarks at the ops' source locations, on "
+                     "the CPU each dispatch region (root and fused ops, "
                      "bytes read and written) and every producer that did "
-                     "not fuse, with the reason, as remarks at the ops' "
-                     "source locations"),
+                     "not fuse, with the reason; on Vulkan each matmul's and "
+                     "convolution's kernel (tensor cores or SIMT, tile, k "
+                     "step and split, what it fused)"),
             cl::init(false), cl::cat(category)),
         noVectorize("no-vectorize",
                     cl::desc("CPU: disable tiling and vectorization"),

@@ -778,6 +778,7 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   pipelineOptions.workgroupSize = options.workgroupSize;
   pipelineOptions.precision = options.precision;
   pipelineOptions.rowWorkgroupSize = options.rowWorkgroupSize;
+  pipelineOptions.report = options.report;
   if (failed(mlir::fx::buildVulkanPipeline(pm, pipelineOptions)))
     return emitError(module.getLoc())
            << "invalid Vulkan target '" << options.target << "'";

@@ -109,6 +109,7 @@ mlir::fx::buildVulkanPipeline(OpPassManager &pm,
   matmuls.cooperativeMatrix = target->cooperativeMatrix;
   matmuls.bf16CooperativeMatrix = target->bf16CooperativeMatrix;
   matmuls.precision = options.precision;
+  matmuls.report = options.report;
   fn.addPass(createFXMapMatmulsToGPU(matmuls));
   FXMapRowKernelsToGPUOptions rowKernels;
   rowKernels.workgroupSize = options.rowWorkgroupSize;

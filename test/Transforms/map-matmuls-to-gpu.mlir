@@ -2,8 +2,10 @@
 // RUN: fx-opt %s --split-input-file --verify-diagnostics --pass-pipeline='builtin.module(func.func(fx-map-matmuls-to-gpu{report=true}))' > /dev/null
 
 // A 130x200 output in 64x64 tiles: a 4 x 3 grid of 256 threads, both operand
-// tiles in workgroup memory (k-major, a row of padding), k steps of 16 with
-// a barrier after the copies and after the step, guarded stores.
+// tiles in workgroup memory (k-major, a row of padding), k steps of 16: the
+// first step's tiles are copied before the loop; each step loads the next
+// step's elements into registers, multiplies, and stores them between two
+// barriers; guarded stores.
 // CHECK-LABEL: func.func @matmul
 // CHECK-DAG: %[[C4:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
@@ -11,11 +13,18 @@
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[C4]], {{.*}} = %[[C3]], {{.*}}) threads({{.*}}) in ({{.*}} = %[[C256]],
 // CHECK-DAG: memref.alloc() : memref<16x65xf32, 3>
 // CHECK-DAG: memref.alloc() : memref<16x65xf32, 3>
-// CHECK: scf.for {{.*}} iter_args
+// CHECK: memref.store {{.*}} : memref<16x65xf32, 3>
 // CHECK: gpu.barrier
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.if
+// CHECK: memref.load %arg0
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.for
 // CHECK-COUNT-16: arith.addf
 // CHECK: gpu.barrier
+// CHECK: memref.store {{.*}} : memref<16x65xf32, 3>
+// CHECK: gpu.barrier
+// CHECK: scf.yield
 // CHECK: scf.if
 // CHECK: memref.store
 // CHECK: gpu.terminator

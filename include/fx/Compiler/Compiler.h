@@ -81,8 +81,9 @@ struct CompilerOptions {
   /// With fusion, also form dispatch regions (off: elementwise fusion
   /// only; reductions and convolution epilogues stay separate loops).
   bool dispatchRegions = true;
-  /// Emit a remark per dispatch region and per producer that did not fuse,
-  /// at the ops' source locations (CompileStats::diagnostics).
+  /// Emit a remark per dispatch region and per producer that did not fuse
+  /// (CPU), per matmul and convolution kernel (Vulkan), at the ops' source
+  /// locations (CompileStats::diagnostics).
   bool fusionReport = false;
 
   /// If not empty, each compile writes its input IR

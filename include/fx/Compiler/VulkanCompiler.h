@@ -36,6 +36,8 @@ struct VulkanCompileOptions {
   /// Plan the temporaries into one arena, sharing memory between those
   /// never live at the same time (rt::vk::planTemporaryReuse).
   bool reuseTemporaries = true;
+  /// Remark each GEMM's kernel choice (fx-vulkan-pipeline option `report`).
+  bool report = false;
 };
 
 /// The `target` option describing what `device` supports: "caps=" and

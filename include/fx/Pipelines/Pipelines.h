@@ -154,6 +154,13 @@ struct VulkanPipelineOptions
                      "layer norm; half of it for a row read once, as a lone "
                      "row reduction; a power of two)"),
       llvm::cl::init(512)};
+  Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("Remark, at each matmul's and convolution's source "
+                     "location, which kernel it became (cooperative "
+                     "matrices or SIMT, tile, k step and split, what it "
+                     "fused) or why not the tensor cores"),
+      llvm::cl::init(false)};
 };
 
 /// FX dialect -> host function of gpu.launch_func calls + one spirv.module

@@ -319,11 +319,24 @@ private:
     return map.getNumResults() > 0 &&
            map.getResults().back().isFunctionOfDim(group.loops.back());
   }
-  /// Copies this k step's tile of input `operand` (`count` elements of
-  /// `group` from `start`, tile.k of the reduction from `kStart`) to
-  /// `shared[k][element]`; out-of-range elements are zero.
-  void loadTile(OpBuilder &b, unsigned operand, const Group &group,
-                int64_t count, Value start, Value kStart, Value shared);
+  /// One thread's share of each k step's tile of an input: `count`
+  /// elements of `group` from `start`, tile.k of the reduction, bound for
+  /// `shared[k][element]`; per copied element, its k and element in the
+  /// tile (the same every step).
+  struct TileCopy {
+    unsigned operand;
+    const Group *group;
+    int64_t count;
+    Value start, shared;
+    SmallVector<Value> ks, elements;
+  };
+  TileCopy planTileCopy(OpBuilder &b, unsigned operand, const Group &group,
+                        int64_t count, Value start, Value shared);
+  /// Loads this thread's share of the k step from `kStart`; out-of-range
+  /// elements are zero. Safe at any `kStart` (indices are clamped).
+  SmallVector<Value> loadTile(OpBuilder &b, const TileCopy &copy, Value kStart);
+  /// Stores loaded values into the workgroup tile.
+  void storeTile(OpBuilder &b, const TileCopy &copy, ValueRange values);
 
   linalg::LinalgOp op;
   const GemmView &view;
@@ -359,8 +372,7 @@ inline SubgroupBlock subgroupBlock(OpBuilder &b, Location loc, Value threadId,
   auto cst = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  Value subgroup =
-      arith::DivUIOp::create(b, loc, threadId, cst(kSubgroupSize));
+  Value subgroup = arith::DivUIOp::create(b, loc, threadId, cst(kSubgroupSize));
   Value row = arith::DivUIOp::create(b, loc, subgroup, cst(subgroupsN));
   Value col = arith::RemUIOp::create(b, loc, subgroup, cst(subgroupsN));
   return {subgroup, arith::MulIOp::create(b, loc, row, cst(blockM)),
