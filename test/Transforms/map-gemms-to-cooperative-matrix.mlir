@@ -264,3 +264,37 @@ func.func @small(%a: memref<64x4096xf32>, %b: memref<4096x64xf32>, %c: memref<64
   linalg.matmul ins(%a, %b : memref<64x4096xf32>, memref<4096x64xf32>) outs(%c : memref<64x64xf32>)
   return
 }
+
+// -----
+
+// A matmul of too few tiles but a long k (a ConvNeXt block's 196 tokens by
+// 1536 -> 384 features: 24 tiles, 96 k steps) splits k 11 ways on the
+// tensor cores: about two workgroups per SM, each with at least eight k
+// steps, the partial sums added by a second kernel.
+// HIGH-LABEL: func.func @split_matmul
+// HIGH: gpu.launch
+// HIGH: gpu.subgroup_mma_compute
+// HIGH: gpu.launch
+// HIGH-COUNT-11: arith.addf
+// HIGH: return
+func.func @split_matmul(%a: memref<196x1536xf32>, %b: memref<1536x384xf32>, %c: memref<196x384xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<196x384xf32>)
+  // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 or bf16 x bf16 into f32}}
+  // expected-remark @below {{cooperative-matrix GEMM: 196x384x1536 on bf16x3 fragments, 64x64 tiles, k step 16, k split 11 ways}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.matmul ins(%a, %b : memref<196x1536xf32>, memref<1536x384xf32>) outs(%c : memref<196x384xf32>)
+  return
+}
+
+// -----
+
+// With k too short for splits of eight k steps (a transformer's 256 -> 256
+// projection of 1024 tokens: 64 tiles, 16 k steps), the SIMT kernel.
+func.func @short_split(%a: memref<1024x256xf32>, %b: memref<256x256xf32>, %c: memref<1024x256xf32>) {
+  // expected-remark @below {{not mapped onto cooperative matrices: not f16 x f16 or bf16 x bf16 into f32}}
+  // expected-remark @below {{not on the tensor cores: only 64 64x64 output tiles}}
+  // expected-remark @below {{tiled matmul: 1024x256x256 in 64x64 output tiles, k step 16, 256 threads of 4x4, k split 4 ways}}
+  linalg.matmul ins(%a, %b : memref<1024x256xf32>, memref<256x256xf32>) outs(%c : memref<1024x256xf32>)
+  return
+}

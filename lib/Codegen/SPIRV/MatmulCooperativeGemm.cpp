@@ -130,10 +130,9 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // arithmetic live, 2x2 (64x64 tiles). Measured on an H200 at precision
   // high, GPU time: a 3x3 convolution 32x64x56x56 -> 64 0.455 ms with 4x4
   // fragments, 0.293 with 2x2; resnet50 at batch 32 21.6 and 13.9 ms; a
-  // 4096^3 linear layer 4.55 and 6.09 ms. Matmuls of fewer 64x64 tiles
-  // than SMs go to the SIMT kernel, whose split-k spreads the work better
-  // (a transformer encoder 8x128x256: 0.50 -> 0.40 ms with its 1024x256
-  // linear layers there); convolutions split k here (below).
+  // 4096^3 linear layer 4.55 and 6.09 ms. Outputs of fewer 64x64 tiles
+  // than SMs split k (below); matmuls whose k is too short to split go to
+  // the SIMT kernel.
   // Packed convolutions stay at 2x2 fragments: on an H200 at precision
   // high, 4x4 fragments in 64x256 or 128x128 tiles took resnet50 at batch
   // 32 from 10.6 to 14.4 ms (a 1x1 convolution 32x64x56x56 -> 256: 0.19 ->
@@ -154,26 +153,33 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
     config.fragsM = config.fragsN = 2;
     int64_t count = tiles(64, 64);
     if (count < kCoopMinTiles) {
-      // Split-k for convolutions: about two workgroups per SM, each
-      // reducing at least two k steps (instead of four: resnet18 0.483 ->
+      // Split-k: about two workgroups per SM, each reducing at least two
+      // k steps for a convolution (instead of four: resnet18 0.483 ->
       // 0.467 ms, mobilenet_v2 0.510 -> 0.463, efficientnet_b0 0.884 ->
       // 0.818 on an H200, with the SIMT kernel's alike; more workgroups,
-      // four per SM, were slower for resnet18). resnet18 at batch 1 (3x3
-      // convolutions of 8 to 49 tiles, k = 576 to 4608) went from 0.572 to
-      // 0.543 ms on an H200 (most of its convolutions 24-27 -> 18-20 us,
-      // two 27 -> 38); a transformer encoder's linear layers (1024x256
-      // outputs) were slower than on the SIMT kernel's split-k (0.407 ->
-      // 0.427 ms) and stay there. The partial sums are f32: an f16 output
-      // stays unsplit. (32x32 tiles of one subgroup, 2x2 fragments, instead
-      // of split-k where those fill the GPU, split-k with them otherwise,
-      // were slower on an H200: resnet18 0.455 -> 1.088 ms, mobilenet_v2
-      // 0.467 -> 0.538, efficientnet_b0 0.813 -> 0.903, convnext_tiny
-      // 1.591 -> 1.699.)
+      // four per SM, were slower for resnet18), at least eight for a
+      // matmul. resnet18 at batch 1 (3x3 convolutions of 8 to 49 tiles, k
+      // = 576 to 4608) went from 0.572 to 0.543 ms on an H200 (most of its
+      // convolutions 24-27 -> 18-20 us, two 27 -> 38). Matmuls, split like
+      // that rather than sent to the SIMT kernel's split-k: on an H200 at
+      // precision high, GPU time, convnext_tiny at batch 1 1.438 -> 1.303
+      // ms (its linear layers of 49 to 784 tokens), a transformer encoder
+      // 8x128x256 0.296 -> 0.277 (its 1024 -> 256 feed-forward layers, k =
+      // 1024, 30.4 -> 19.2 + 3.8 us). Shorter reductions stay on the SIMT
+      // kernel: split there, the encoder's 256 -> 256 projections (16 k
+      // steps) and attention's probabilities by values (8) took 1-1.5 us
+      // longer each. The partial sums are f32: an f16 output stays
+      // unsplit. (32x32 tiles of one subgroup, 2x2 fragments, instead of
+      // split-k where those fill the GPU, split-k with them otherwise, were
+      // slower on an H200: resnet18 0.455 -> 1.088 ms, mobilenet_v2 0.467
+      // -> 0.538, efficientnet_b0 0.813 -> 0.903, convnext_tiny 1.591 ->
+      // 1.699.)
       int64_t reduction = view.reduction.size();
+      int64_t minSteps = linalg::isaConvolutionOpInterface(op) ? 2 : 8;
       int64_t splits =
           std::min<int64_t>(llvm::divideCeil(2 * kCoopMinTiles, count),
-                            reduction / (2 * config.k));
-      if (splits >= 2 && c.isF32() && linalg::isaConvolutionOpInterface(op)) {
+                            reduction / (minSteps * config.k));
+      if (splits >= 2 && c.isF32()) {
         config.kPerSplit = llvm::alignTo(llvm::divideCeil(reduction, splits),
                                          uint64_t(config.k));
         config.splits = llvm::divideCeil(reduction, config.kPerSplit);
