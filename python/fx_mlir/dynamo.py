@@ -49,7 +49,11 @@ graph, the ops, the unsupported ones, the partitions, compile times and
 (CPU) the dispatch regions, as Graphviz graphs too.
 Logs go to the "fx_mlir" logger; FX_MLIR_LOGS=info|debug prints them.
 
-Not yet: one program for all sizes, backward graphs (eager).
+On the Vulkan target such a graph is one program for all sizes where the
+compiler can make its symbolic sizes `?` dimensions (the runtime binds them
+per call); else it too is compiled per size.
+
+Not yet: one CPU program for all sizes, backward graphs (eager).
 """
 
 import collections
@@ -362,12 +366,34 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                     compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
                     partitions=STATS["partitions"] - before.get("partitions", 0))
             return make_boxed_func(result)
-        # Sizes Dynamo made dynamic: compiled per size when a call meets it
-        # (the graph traced again with the call's values), never run with
-        # another size's code. Ops without a mapping are named now.
+        # Sizes Dynamo made dynamic. Ops without a mapping are named now.
         unsupported = _unsupported_ops(fw.graph)
         if unsupported:
             _fail(str(unsupported), options, graph_name)
+        elif target == "vulkan":
+            # One program for all sizes: the graph's symbolic sizes become
+            # `?` dimensions, which the Vulkan runtime binds per call.
+            # Where the compiler cannot (a dynamic dimension that is not
+            # outermost in a matmul, a size an op takes as a value), the
+            # graph is compiled per size instead.
+            start, before = time.perf_counter(), dict(STATS)
+            try:
+                with _recording_stack_traces():
+                    result = compile_whole(fw.graph, fw_inputs, is_graph_param(fw_inputs))
+            except (UnsupportedOpsError, runtime.Error, TypeError, ValueError) as e:
+                reason = " ".join(line.strip() for line in str(e).splitlines()) or repr(e)
+                log.info("%s: no program for all sizes (%s); compiled per size instead",
+                         graph_name, reason)
+            else:
+                STATS["dynamic"] += 1
+                if _RECORDS is not None:
+                    _RECORDS[-1].update(
+                        compile_s=time.perf_counter() - start, one_program=True,
+                        compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
+                        partitions=0)
+                return make_boxed_func(result)
+        # Compiled per size when a call meets it (the graph traced again with
+        # the call's values), never run with another size's code.
         return make_boxed_func(_PerShape(fw, compile_graph))
 
     def backward_compiler(bw, bw_inputs):
@@ -435,7 +461,9 @@ class Explanation:
             total = sum(graph["ops"].values())
             bad = sum(len(v) for v in graph["unsupported"].values())
             lines.append(f"graph {i + 1}: {total} ATen ops, {total - bad} supported"
-                         + (", symbolic sizes (compiled per size)"
+                         + ((", symbolic sizes (one program for all sizes)"
+                             if graph.get("one_program") else
+                             ", symbolic sizes (compiled per size)")
                             if graph["symbolic_sizes"] else ""))
             if "compile_s" in graph:
                 dots = graph.get("dispatch_graphs", [])

@@ -5,7 +5,8 @@
 # bound again; a forward with gradients (backward eager); an unsupported op
 # running eagerly between two compiled partitions, with a warning that
 # names it and its source line, or an error with options={"fallback":
-# False}; new batch sizes (symbolic sizes) compiled once per size;
+# False}; new batch sizes (symbolic sizes) compiled once per size, or on
+# Vulkan one program for all sizes;
 # fx_mlir.explain's report (graph breaks, ops per graph, partitions); bad
 # options refused. On the CPU and, where a Vulkan device is present, on it.
 # REQUIRES: torch2
@@ -14,7 +15,7 @@
 # RUN: %python %s cpu | FileCheck %s --check-prefixes=CHECK,CPU
 # RUN: env FX_MLIR_LOGS=info %python -c "import torch; torch.compile(torch.nn.Linear(2, 3), backend='fx_mlir')(torch.randn(4, 2))" 2>&1 | FileCheck %s --check-prefix=LOGS
 # LOGS: fx_mlir: graph {{[0-9]+}}: {{[0-9]+}} ATen ops compiled for cpu (mode default) in {{[0-9.]+}} s
-# RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
+# RUN: %if vulkan %{ %python %s vulkan | FileCheck %s --check-prefixes=CHECK,VULKAN %}
 # CHECK: by name: ok
 # CHECK: conv net: ok
 # CHECK: graph break: ok (2 graphs)
@@ -25,6 +26,8 @@
 # CHECK-NEXT: no mapping to the FX dialect: at {{.*}}dynamo.py:[[#]]
 # CHECK: no fallback: CompileError: cannot import: 1 node(s) use 1 unsupported ATen op(s):
 # CHECK: new batch sizes: ['ok', 'ok', 'ok', 'ok'] compiled 3
+# CPU: one program: ['ok', 'ok', 'ok', 'ok', 'ok'] compiled 4 for all sizes 0
+# VULKAN: one program: ['ok', 'ok', 'ok', 'ok', 'ok'] compiled 2 for all sizes 1
 # CHECK: explain: 2 graph(s), 1 graph break(s) (Dynamo)
 # CHECK: graph 1: 3 ATen ops, 3 supported
 # CHECK-NEXT: compiled in {{[0-9.]+}} s: one graph{{(, [0-9]+ CPU dispatch region\(s\))?$}}
@@ -165,6 +168,21 @@ for n in (2, 3, 5, 3):
     result = compare([scaled(t).numpy()], [(torch.tanh(t) * n).numpy()])
     results.append("ok" if result.ok else result.message)
 print("new batch sizes:", results, "compiled", STATS["compiled"] - before.get("compiled", 0))
+# A small net over a batch Dynamo made symbolic: on Vulkan one program for
+# all sizes (the batch a `?` dimension), after the first call's static
+# graph; on the CPU one compile per size.
+torch._dynamo.reset()
+before = dict(STATS)
+net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3)).eval()
+compiled_net = compiled(net)
+results = []
+with torch.no_grad():
+    for n in (2, 3, 5, 3, 7):
+        t = torch.randn(n, 4)
+        result = compare([compiled_net(t).numpy()], [net(t).numpy()])
+        results.append("ok" if result.ok else result.message)
+print("one program:", results, "compiled", STATS["compiled"] - before.get("compiled", 0),
+      "for all sizes", STATS["dynamic"] - before.get("dynamic", 0))
 
 
 class Explained(torch.nn.Module):
