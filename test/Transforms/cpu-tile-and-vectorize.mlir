@@ -91,6 +91,23 @@ func.func @conv2d_tiles(%x: tensor<1x8x18x18xf32>, %w: tensor<32x8x3x3xf32>, %o:
 
 // -----
 
+// A row sum: each vector of 16 is added into the running value as a
+// reassociable reduction (LLVM adds its lanes as a tree), not as 16
+// dependent adds.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: scf.for
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+func.func @row_sum(%a: tensor<4x64xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<4x64xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.addf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
 // A row of 7 reduces one masked vector of 16: the masked-off lanes take the
 // reduction's neutral element (-inf for a max) and the reduction is
 // unmasked; MLIR 22 lowers a masked max reduction with -1.4e-45 as its start

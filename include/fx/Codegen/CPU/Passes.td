@@ -134,7 +134,9 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
       accumulator kept in registers across the channel steps and window
       positions;
     * every other linalg op is tiled to one vector of `vector-width` elements
-      along its innermost loop (1 along the others) and vectorized.
+      along its innermost loop (1 along the others) and vectorized; float
+      sums and products of a vector into a scalar are marked `reassoc`, so
+      that LLVM adds the lanes as a tree instead of one after another.
 
     Large ops whose outermost loop is parallel are first split into one
     `scf.forall` chunk per thread (`threads`); the tiling below happens inside
