@@ -54,10 +54,12 @@ def page():
     for reason, names in _aten.NO_INFERENCE_MEANING.items():
         for name in names:
             why[name] = reason
+    sizes = [op for op in ops if op not in _aten.HANDLERS and op not in table
+             and op._schema.name.split("::")[1] in _aten.SIZE_ARITHMETIC]
     meaningless = [op for op in ops if op not in _aten.HANDLERS and op not in table
                    and op._schema.name.split("::")[1] in why]
     missing = [op for op in ops if op not in _aten.HANDLERS and op not in table
-               and op not in meaningless]
+               and op not in meaningless and op not in sizes]
     version = torch.__version__.split("+")[0]
     lines = [
         "# Core ATen coverage",
@@ -71,9 +73,10 @@ def page():
         "pipelines both lower. This page is generated from that table and from",
         f"torch {version}'s op list.",
         "",
-        f"**{len(handled) + len(decomposed)} of {len(ops)}** core overloads are imported "
-        f"({len(handled)} map to FX ops, {len(decomposed)} are decomposed into ops that do, "
-        "by python/fx_mlir/_decompositions.py); "
+        f"**{len(handled) + len(decomposed) + len(sizes)} of {len(ops)}** core overloads "
+        f"are imported ({len(handled)} map to FX ops, {len(decomposed)} are decomposed "
+        "into ops that do, by python/fx_mlir/_decompositions.py, "
+        f"{len(sizes)} are size arithmetic the importer evaluates); "
         f"{len(meaningless)} have no inference meaning; {len(missing)} are not yet "
         "supported (an import that meets one fails with `UnsupportedOpsError`, "
         "naming each op and the source line that uses it).",
@@ -84,6 +87,12 @@ def page():
     lines += [f"- `{op}`" for op in handled]
     lines += ["", "## Imported through a decomposition", ""]
     lines += [f"- `{op}`" for op in decomposed]
+    lines += ["", "## Size arithmetic, evaluated at import", "",
+              "No IR: the importer computes their values, numbers or symbolic sizes "
+              "(dimensions torch.export keeps dynamic), which views and reshapes take "
+              "as their shape (a dynamic size as -1). A dynamic size used as a tensor's "
+              "value is an `UnsupportedOpsError` that says so.", ""]
+    lines += [f"- `{op}`" for op in sizes]
     lines += ["", "## Left out: no inference meaning", "", "| overload | why |", "|---|---|"]
     lines += [f"| `{op}` | {why[op._schema.name.split('::')[1]]} |" for op in meaningless]
     lines += ["", "## Not yet supported", ""]

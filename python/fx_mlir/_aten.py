@@ -818,3 +818,8 @@ NO_INFERENCE_MEANING = {
     "random numbers: a compiled inference graph is deterministic": (
         "rand", "randn", "randperm"),
 }
+# Core ATen ops of size arithmetic that need no handler: the importer
+# evaluates them (Importer.run, _is_size_node) to numbers, or to symbolic
+# sizes that views and reshapes take as their shape (a dynamic one as -1);
+# test/Python/Export/dynamic.py imports both from a torch.export graph.
+SIZE_ARITHMETIC = ("sym_size", "sym_numel")

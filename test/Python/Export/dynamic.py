@@ -273,6 +273,15 @@ if step == "errors":
     # An expand that stretches a size-1 dimension to the batch.
     report("expand", lambda x, w: torch.cat([x, w.expand(x.shape[0], 4)], 1),
            (x, torch.randn(1, 4)), {"x": {0: batch}, "rest": (None,)})
+    # Sizes read through aten.sym_size and aten.sym_numel as the shapes of
+    # reshapes: size arithmetic, evaluated at import (no IR).
+    def sizes_as_shapes(x):
+        return x.reshape(x.size(0), 2, -1).reshape(x.numel() // 4, 4)
+    exported = torch.export.export(Fn(sizes_as_shapes).eval(), (x,),
+                                   dynamic_shapes={"x": {0: batch}})
+    print("size ops:", sorted({str(n.target) for n in exported.graph.nodes
+                               if "sym_" in str(n.target)}))
+    report("sizes as shapes", sizes_as_shapes, (x,), {"x": {0: batch}})
 
 # ERRORS: inner ValueError: cannot import the dynamic dimensions of the model's inputs: |   input 0 (x) dimension 1 (Dim 'n'): only the outermost (batch) dimension of an input may be dynamic {{.*}}. Make dimension 1 static: leave it out of dynamic_shapes and import once per size
 # ERRORS-NEXT: derived ValueError: cannot import the dynamic dimensions of the model's inputs: |   input 1 (rest_0) dimension 0: its size 2*s{{[0-9]+}} is derived from another dimension; {{.*}} Make it static, or give it a Dim of its own
@@ -280,3 +289,5 @@ if step == "errors":
 # ERRORS-NEXT: size as number UnsupportedOpsError: cannot import: 1 node(s) use 1 unsupported ATen op(s): |   aten.mul.Tensor x1 |     computes with a size: it needs the dynamic size of input 0 (x) dimension 0 (Dim 'batch') as a number, which the FX dialect cannot hold {{.*}} Make that dimension static (leave it out of dynamic_shapes: one import per size){{.*}}: at {{.*}}dynamic.py:{{[0-9]+}}
 # ERRORS-NEXT: creation UnsupportedOpsError: cannot import: 1 node(s) use 1 unsupported ATen op(s): |   aten.full.default x1 |     creates a tensor of the dynamic shape ?x2 (the dynamic size of input 0 (x) dimension 0 (Dim 'batch')): FX creation ops (fx.full) have static shapes. Make that dimension static {{.*}}: at {{.*}}dynamic.py:{{[0-9]+}}
 # ERRORS-NEXT: expand UnsupportedOpsError: cannot import: 1 node(s) use 1 unsupported ATen op(s): |   aten.expand.default x1 |     expands dimension 0 to the dynamic size of input 0 (x) dimension 0 (Dim 'batch'), which fx.expand cannot write {{.*}} Let broadcasting in an elementwise op stretch it, or make that dimension static: at {{.*}}dynamic.py:{{[0-9]+}}
+# ERRORS-NEXT: size ops: ['aten.sym_numel.default', 'aten.sym_size.int']
+# ERRORS-NEXT: sizes as shapes imported
