@@ -221,17 +221,31 @@ def _split_arguments(text, start):
     return args
 
 
+_FUNC = re.compile(r"func\.func\s+((?:\w+\s+)*)@([\w$.]+)\s*\(")
+
+
+def _function_arguments(ir, entry):
+    """(name, [argument text]) of function `entry` in IR text (None: the
+    only public one), or None when there is no such single function."""
+    found = [m for m in _FUNC.finditer(ir) if "private" not in m.group(1)]
+    if entry is not None:
+        found = [m for m in found if m.group(2) == entry]
+    if len(found) != 1:
+        return None
+    return found[0].group(2), _split_arguments(ir, found[0].end() - 1)
+
+
 def dim_ranges(ir, entry):
     """{argument index: {dim: (min, max)}} from the `fx_import.dim_ranges`
     attributes of function `entry`'s arguments in the IR text; {} when it
     has none."""
     if DIM_RANGES_ATTR not in ir:
         return {}
-    match = re.search(r"func\.func\s+(?:\w+\s+)*@" + re.escape(entry) + r"\s*\(", ir)
-    if not match:
+    function = _function_arguments(ir, entry)
+    if function is None:
         return {}
     ranges = {}
-    for index, arg in enumerate(_split_arguments(ir, match.end() - 1)):
+    for index, arg in enumerate(function[1]):
         at = arg.find(DIM_RANGES_ATTR)
         if at < 0:
             continue
@@ -435,21 +449,18 @@ def _entry_arguments(ir, entry):
     """The name and arguments of the function to compile (`entry`, else the
     only public one with a body) in IR text: (name, [(dims with None for
     `?`, element type, is a parameter)]), or None when that is not clear."""
-    found = [m for m in re.finditer(r"func\.func\s+((?:\w+\s+)*)@([\w$.]+)\s*\(", ir)
-             if "private" not in m.group(1)]
-    if entry is not None:
-        found = [m for m in found if m.group(2) == entry]
-    if len(found) != 1:
+    function = _function_arguments(ir, entry)
+    if function is None:
         return None
     arguments = []
-    for text in _split_arguments(ir, found[0].end() - 1):
+    for text in function[1]:
         m = re.search(r"tensor<([^>]*)>", text)
         if not m:
             return None
         parts = m.group(1).split("x")
         dims = [None if d == "?" else int(d) for d in parts[:-1]]
         arguments.append((dims, parts[-1], "fx.param" in text))
-    return found[0].group(2), arguments
+    return function[0], arguments
 
 
 def _check_range(ranges, i, name, shape):
