@@ -358,6 +358,78 @@ def _embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
     return ctx.emit("embedding", [weight, indices], attrs)
 
 
+@handles(aten._embedding_bag.default, aten._embedding_bag_forward_only.default)
+def _embedding_bag(ctx, weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                   sparse=False, per_sample_weights=None, include_last_offset=False,
+                   padding_idx=-1):
+    """nn.EmbeddingBag: bag b sums (mode 0), averages (1) or takes the max
+    (2) of the weight rows at indices[offsets[b]:offsets[b + 1]], rows of
+    padding_idx left out, an empty bag all zeros. As FX ops: the rows
+    (fx.embedding, scaled by per_sample_weights), a [bags, n] membership
+    mask from comparing each position with the bags' bounds, then a matmul
+    of the mask by the rows (sum, mean) or a masked amax (max). The other
+    three results serve the backward pass."""
+    for index, what in ((1, "offset2bag"), (2, "bag_size"), (3, "max_indices")):
+        if ctx.result_used(index):
+            raise Unsupported(f"its {what} result (for the backward pass) is used")
+    if weight.rank != 2 or indices.rank != 1 or offsets.rank != 1:
+        raise Unsupported("a weight that is not 2-d, or indices or offsets that are not 1-d")
+    if mode not in (0, 1, 2):
+        raise Unsupported(f"mode {mode}")
+    n, dim = indices.shape[0], weight.shape[1]
+    bags = offsets.shape[0] - (1 if include_last_offset else 0)
+    if not all(isinstance(s, int) for s in (n, dim, bags)):
+        raise Unsupported("dynamic sizes")
+    et, ot = weight.etype, offsets.etype
+    shape, _ = ctx.result(0)
+    if n == 0 or bags == 0:
+        return ctx.b.constant(np.zeros(shape, np.float32), et, ctx.loc), None, None, None
+
+    def op(name, operands, result_shape, etype=et, attrs=None):
+        return ctx.emit_typed(name, operands, attrs, [(tuple(result_shape), etype)])
+
+    def part(x, start, end):
+        return op("slice", [x], (end - start,), ot,
+                  {"dim": int_attr(0), "start": int_attr(start), "end": int_attr(end),
+                   "step": int_attr(1)})
+
+    rows = op("embedding", [weight, indices], (n, dim))
+    if per_sample_weights is not None:
+        rows = op("mul", [rows, ctx.view(per_sample_weights, (n, 1))], (n, dim))
+    # Bag b holds the positions [starts[b], ends[b]).
+    starts = part(offsets, 0, bags) if include_last_offset else offsets
+    if include_last_offset:
+        ends = part(offsets, 1, bags + 1)
+    else:
+        last = ctx.b.constant(np.array([n], np.int64), ot, ctx.loc)
+        ends = last if bags == 1 else op("cat", [part(offsets, 1, bags), last], (bags,), ot,
+                                         {"dim": int_attr(0)})
+    positions = ctx.b.constant(np.arange(n, dtype=np.int64).reshape(1, n), ot, ctx.loc)
+    member = op("logical_and", [
+        op("ge", [positions, ctx.view(starts, (bags, 1))], (bags, n), "i1"),
+        op("lt", [positions, ctx.view(ends, (bags, 1))], (bags, n), "i1")], (bags, n), "i1")
+    if padding_idx is not None and padding_idx >= 0:
+        kept = op("ne", [ctx.view(indices, (1, n)),
+                         ctx.b.scalar(int(padding_idx), indices.etype, ctx.loc)], (1, n), "i1")
+        member = op("logical_and", [member, kept], (bags, n), "i1")
+    ones = op("convert_element_type", [member], (bags, n))
+    if mode in (0, 1):
+        out = op("mm", [ones, rows], (bags, dim))
+        if mode == 1:
+            count = op("sum", [ones], (bags, 1), attrs={"dim": array_attr([1]),
+                                                          "keepdim": "true"})
+            count = op("clamp", [count], (bags, 1), attrs={"min": float_attr(1.0)})
+            out = op("div", [out, count], (bags, dim))
+        return out, None, None, None
+    masked = op("where", [ctx.view(member, (bags, n, 1)), ctx.view(rows, (1, n, dim)),
+                          ctx.b.scalar(float("-inf"), et, ctx.loc)], (bags, n, dim))
+    out = op("amax", [masked], (bags, dim), attrs={"dim": array_attr([1])})
+    filled = op("amax", [ones], (bags, 1), attrs={"dim": array_attr([1]), "keepdim": "true"})
+    nonempty = op("gt", [filled, ctx.b.scalar(0.0, et, ctx.loc)], (bags, 1), "i1")
+    out = op("where", [nonempty, out, ctx.b.scalar(0.0, et, ctx.loc)], (bags, dim))
+    return out, None, None, None
+
+
 def _gather_along(ctx, x, dim, idx):
     """x indexed along `dim` by the integer tensor `idx` (shape
     x.shape[:dim] + idx.shape + x.shape[dim + 1:]): a row gather, i.e. an
