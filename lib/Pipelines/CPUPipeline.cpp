@@ -205,6 +205,9 @@ void fx::buildCPUPipeline(OpPassManager &pm,
     addCleanup(pm);
     pm.addPass(createLoopInvariantSubsetHoistingPass());
     pm.addPass(createCanonicalizerPass());
+    // Row reductions (softmax's max and sum, layer norm's, means) combine
+    // vectors lane by lane in the loop and reduce across lanes once.
+    pm.addNestedPass<func::FuncOp>(createFXCPUVectorAccumulators());
   }
   if (options.emitCInterface)
     pm.addPass(createFXEmitCInterface());

@@ -217,6 +217,23 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXCPUVectorAccumulators : Pass<"fx-cpu-vector-accumulators",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Carry row reductions in vector accumulators";
+  let description = [{
+    After `fx-cpu-tile-and-vectorize` and `loop-invariant-subset-hoisting`:
+    an `scf.for` that reduces each vector of a row into a scalar it carries
+    (`vector.extract` of a `vector<1xT>` iteration argument, `vector.reduction
+    <kind>, %v, %acc`, `vector.broadcast` back to the yield) carries a vector
+    of partial results instead, combined lane by lane with each vector
+    (`arith.maximumf`, `arith.addf`, ...), and reduces it once after the loop.
+    For float add, mul, and the four max and min kinds. Max and min are
+    exact in any order; sums and products are reassociated.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
                                    "::mlir::func::FuncOp"> {
   let summary = "Fill a padded buffer's pad columns in its producer's tiles";

@@ -1,0 +1,75 @@
+// RUN: fx-opt %s --split-input-file --fx-cpu-vector-accumulators | FileCheck %s
+
+// A row max carried as a scalar (the form loop-invariant-subset-hoisting
+// leaves): the loop carries a vector of 16 partial maxima, combined lane by
+// lane with arith.maximumf (the scalar it replaces is dropped), and one
+// reduction after the loop folds them into the initial value.
+// CHECK-LABEL: func.func @row_max
+// CHECK: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (vector<16xf32>)
+// CHECK: %[[V:.*]] = vector.transfer_read
+// CHECK-NOT: vector.reduction
+// CHECK: %[[NEXT:.*]] = arith.maximumf %[[V]], %[[ACC]] : vector<16xf32>
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[INIT:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// CHECK: %[[TOTAL:.*]] = vector.reduction <maximumf>, %[[LOOP]], %[[INIT]] : vector<16xf32> into f32
+// CHECK: vector.broadcast %[[TOTAL]] : f32 to vector<1xf32>
+func.func @row_max(%row: memref<4096xf32>, %init: vector<1xf32>) -> vector<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4096 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
+    %v = vector.transfer_read %row[%i], %pad {in_bounds = [true]} : memref<4096xf32>, vector<16xf32>
+    %a = vector.extract %acc[0] : f32 from vector<1xf32>
+    %m = vector.reduction <maximumf>, %v, %a : vector<16xf32> into f32
+    %b = vector.broadcast %m : f32 to vector<1xf32>
+    scf.yield %b : vector<1xf32>
+  }
+  return %r : vector<1xf32>
+}
+
+// -----
+
+// A sum likewise, its final reduction reassociable.
+// CHECK-LABEL: func.func @row_sum
+// CHECK: arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: scf.for
+// CHECK: arith.addf %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+func.func @row_sum(%row: memref<4096xf32>, %init: vector<1xf32>) -> vector<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4096 = arith.constant 4096 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4096 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
+    %v = vector.transfer_read %row[%i], %pad {in_bounds = [true]} : memref<4096xf32>, vector<16xf32>
+    %a = vector.extract %acc[0] : f32 from vector<1xf32>
+    %m = vector.reduction <add>, %v, %a fastmath<reassoc> : vector<16xf32> into f32
+    %b = vector.broadcast %m : f32 to vector<1xf32>
+    scf.yield %b : vector<1xf32>
+  }
+  return %r : vector<1xf32>
+}
+
+// -----
+
+// The carried value read by something else in the loop: left alone.
+// CHECK-LABEL: func.func @also_read
+// CHECK: vector.reduction <add>, %{{.*}}, %{{.*}} : vector<16xf32> into f32
+// CHECK-NOT: vector<16xf32>)
+func.func @also_read(%row: memref<64xf32>, %out: memref<4xf32>, %init: vector<1xf32>) -> vector<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c64 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
+    %v = vector.transfer_read %row[%i], %pad {in_bounds = [true]} : memref<64xf32>, vector<16xf32>
+    %a = vector.extract %acc[0] : f32 from vector<1xf32>
+    memref.store %a, %out[%c0] : memref<4xf32>
+    %m = vector.reduction <add>, %v, %a : vector<16xf32> into f32
+    %b = vector.broadcast %m : f32 to vector<1xf32>
+    scf.yield %b : vector<1xf32>
+  }
+  return %r : vector<1xf32>
+}
