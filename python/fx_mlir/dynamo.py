@@ -351,6 +351,15 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                 raise CompileError(str(e)) from e
         return _partitioned(gm, is_param, compile_whole)
 
+    def record_compile(start, before, **more):
+        """For explain(): what compiling this graph took, since `start`
+        (perf_counter) and STATS as `before`."""
+        if _RECORDS is not None:
+            _RECORDS[-1].update(
+                compile_s=time.perf_counter() - start,
+                compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
+                partitions=STATS["partitions"] - before.get("partitions", 0), **more)
+
     def forward_compiler(fw, fw_inputs):
         from functorch.compile import make_boxed_func
         symbolic = any(not isinstance(t, torch.Tensor) or
@@ -360,11 +369,7 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
         if not symbolic:
             start, before = time.perf_counter(), dict(STATS)
             result = compile_graph(fw, fw_inputs, warn=True)
-            if _RECORDS is not None:
-                _RECORDS[-1].update(
-                    compile_s=time.perf_counter() - start,
-                    compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
-                    partitions=STATS["partitions"] - before.get("partitions", 0))
+            record_compile(start, before)
             return make_boxed_func(result)
         # Sizes Dynamo made dynamic. Ops without a mapping are named now.
         unsupported = _unsupported_ops(fw.graph)
@@ -386,11 +391,7 @@ def fx_mlir_backend(gm, example_inputs, mode=None, options=None):
                          graph_name, reason)
             else:
                 STATS["dynamic"] += 1
-                if _RECORDS is not None:
-                    _RECORDS[-1].update(
-                        compile_s=time.perf_counter() - start, one_program=True,
-                        compiled_graphs=STATS["compiled"] - before.get("compiled", 0),
-                        partitions=0)
+                record_compile(start, before, one_program=True)
                 return make_boxed_func(result)
         # Compiled per size when a call meets it (the graph traced again with
         # the call's values), never run with another size's code.

@@ -642,11 +642,11 @@ struct CPUTileAndVectorizePass
     // The summation order changes as PyTorch's vectorized reductions'
     // does; the value stays within rounding of the exact sum.
     func.walk([&](vector::ReductionOp reduction) {
-        if (isa<FloatType>(reduction.getType()) &&
-            (reduction.getKind() == vector::CombiningKind::ADD ||
-             reduction.getKind() == vector::CombiningKind::MUL))
-          reduction.setFastmath(arith::FastMathFlags::reassoc);
-      });
+      if (isa<FloatType>(reduction.getType()) &&
+          (reduction.getKind() == vector::CombiningKind::ADD ||
+           reduction.getKind() == vector::CombiningKind::MUL))
+        reduction.setFastmath(arith::FastMathFlags::reassoc);
+    });
   }
 
   /// Discardable attribute carrying the vector sizes of a tiled op between
