@@ -284,6 +284,15 @@ struct FuseElementwisePass
       RewritePatternSet collapse(ctx);
       linalg::populateFoldReshapeOpsByCollapsingPatterns(collapse,
                                                          collapseControl);
+      // The chain's links fuse as they collapse: a later link left apart
+      // (reading the first through an expand_shape) would be expanded back
+      // by the reshape propagation below before it could fuse.
+      linalg::ControlFusionFn chainControl = [&](OpOperand *fused) {
+        auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+        return consumer && consumer.getNumReductionLoops() == 0 &&
+               readsContraction(fused->get().getDefiningOp()) && control(fused);
+      };
+      linalg::populateElementwiseOpsFusionPatterns(collapse, chainControl);
       tensor::ExpandShapeOp::getCanonicalizationPatterns(collapse, ctx);
       tensor::CollapseShapeOp::getCanonicalizationPatterns(collapse, ctx);
       if (failed(applyPatternsGreedily(getOperation(), std::move(collapse))))

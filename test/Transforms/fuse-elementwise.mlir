@@ -193,3 +193,42 @@ func.func @permute_two_readers(%x: tensor<1x4x5x8xf32>, %r: tensor<1x8x4x5xf32>)
   %1 = fx.add %0, %r : (tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>) -> tensor<1x8x4x5xf32>
   return %0, %1 : tensor<1x8x4x5xf32>, tensor<1x8x4x5xf32>
 }
+
+// -----
+
+// A chain of two elementwise generics after a matmul read through an
+// expand_shape (a batch norm then a ReLU, as fx-convs-channels-last leaves
+// a 1x1 convolution's epilogue): both collapse to the matmul's shape and
+// fuse into one generic, the expand_shape after it. (The ReLU used to stay
+// apart, expanded back before it could fuse.)
+// CHECK-LABEL: func.func @matmul_expand_chain
+// CHECK: %[[M:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: %[[E:.*]] = linalg.generic {{.*}} ins(%[[M]], %{{.*}} : tensor<64x16xf32>, tensor<16xf32>) outs(%{{.*}} : tensor<64x16xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: tensor.expand_shape %[[E]] {{.*}} into tensor<4x4x4x16xf32>
+// CHECK-NOT: linalg.generic
+func.func @matmul_expand_chain(%a: tensor<64x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<4x4x4x16xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x16xf32>
+  %z = linalg.fill ins(%cst : f32) outs(%e : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %w : tensor<64x8xf32>, tensor<16x8xf32>) outs(%z : tensor<64x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %o, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<64x16xf32>
+  %x4 = tensor.expand_shape %m [[0, 1, 2], [3]] output_shape [4, 4, 4, 16] : tensor<64x16xf32> into tensor<4x4x4x16xf32>
+  %e4 = tensor.empty() : tensor<4x4x4x16xf32>
+  %bn = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x4, %b : tensor<4x4x4x16xf32>, tensor<16xf32>) outs(%e4 : tensor<4x4x4x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4x4x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(a, b, c, d) -> (a, b, c, d)>, affine_map<(a, b, c, d) -> (a, b, c, d)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%bn : tensor<4x4x4x16xf32>) outs(%e4 : tensor<4x4x4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.maximumf %x, %cst : f32
+    linalg.yield %s : f32
+  } -> tensor<4x4x4x16xf32>
+  return %r : tensor<4x4x4x16xf32>
+}
