@@ -117,6 +117,8 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--bench", type=int, default=0, help="also time N runs of each")
     parser.add_argument("--target", default="cpu", help="fx-run --target (cpu or vulkan)")
+    parser.add_argument("--fx-run-arg", action="append", default=[],
+                        help="one more fx-run flag (repeatable), e.g. --fx-run-arg=--channels-last")
     parser.add_argument("--keep", help="directory to keep the .mlir/.safetensors/.npy files in")
     parser.add_argument("--peers", action="store_true",
                         help="with --bench, also time torch.compile (Inductor, default mode) "
@@ -175,6 +177,7 @@ def main():
         cmd += ["--input", path]
     if args.bench:
         cmd += ["--bench", str(args.bench)]
+    cmd += args.fx_run_arg
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"FAIL {args.model}: fx-run exited with {proc.returncode}\n{proc.stderr[-4000:]}")

@@ -158,7 +158,9 @@ struct Compiler::Impl {
         ";workgroup=" + std::to_string(options.workgroupSize) + "," +
         std::to_string(options.rowWorkgroupSize) +
         ";precision=" + options.precision +
-        ";reuse=" + std::to_string(options.reuseTemporaries) + ";" + targetKey;
+        ";reuse=" + std::to_string(options.reuseTemporaries) +
+        ";channels-last=" + std::to_string(options.channelsLast) + ";" +
+        targetKey;
     for (const auto &shape : request.argumentShapes) {
       key += ";shape=";
       for (int64_t d : shape)
@@ -244,6 +246,7 @@ struct Compiler::Impl {
       vulkanOptions.rowWorkgroupSize = options.rowWorkgroupSize;
       vulkanOptions.reuseTemporaries = options.reuseTemporaries;
       vulkanOptions.report = options.fusionReport;
+      vulkanOptions.channelsLast = options.channelsLast;
       targetKey += "vulkan=" + vulkanOptions.target;
     }
     std::string ir;

@@ -75,6 +75,13 @@ struct Flags {
                      "convolutions), 'medium' (bf16 operands); all "
                      "accumulate in f32"),
             cl::init("high"), cl::cat(category)),
+        channelsLast(
+            "channels-last",
+            cl::desc("Vulkan: compute NCHW convolutions and poolings in "
+                     "NHWC, the layout changes between them cancelled "
+                     "(fx-convs-channels-last). Experimental: on an H200 "
+                     "resnet50 at batch 32 took 1.6x as long"),
+            cl::init(false), cl::cat(category)),
         noBufferReuse(
             "no-buffer-reuse",
             cl::desc("Vulkan: give every temporary memory of its own instead "
@@ -91,7 +98,7 @@ struct Flags {
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<std::string> precision;
-  cl::opt<bool> noBufferReuse;
+  cl::opt<bool> channelsLast, noBufferReuse;
   cl::opt<std::string> cacheDir;
 };
 
@@ -133,6 +140,7 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
   options.workgroupSize = f->workgroupSize;
   options.rowWorkgroupSize = f->rowWorkgroupSize;
   options.reuseTemporaries = !f->noBufferReuse;
+  options.channelsLast = f->channelsLast;
   options.cacheDir = f->cacheDir;
   return rt::Status::ok();
 }

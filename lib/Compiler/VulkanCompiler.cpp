@@ -779,6 +779,7 @@ FailureOr<vk::Program> compileForVulkan(ModuleOp module, StringRef entry,
   pipelineOptions.precision = options.precision;
   pipelineOptions.rowWorkgroupSize = options.rowWorkgroupSize;
   pipelineOptions.report = options.report;
+  pipelineOptions.channelsLast = options.channelsLast;
   if (failed(mlir::fx::buildVulkanPipeline(pm, pipelineOptions)))
     return emitError(module.getLoc())
            << "invalid Vulkan target '" << options.target << "'";

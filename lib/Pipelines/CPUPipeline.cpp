@@ -44,6 +44,8 @@ void fx::buildFusionStages(OpPassManager &pm,
   if (options.fuseElementwise)
     fn.addPass(createFXFoldConvBatchNorm());
   fn.addPass(createConvertFXToLinalg());
+  if (options.fuseElementwise && options.channelsLast)
+    fn.addPass(createFXConvsChannelsLast());
   // The CPU's patchify convolutions are matmuls (before fusion: their
   // epilogues fuse into the matmul). The GPU's implicit-GEMM kernels take
   // them as they are.

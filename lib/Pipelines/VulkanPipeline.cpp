@@ -86,6 +86,7 @@ mlir::fx::buildVulkanPipeline(OpPassManager &pm,
     return failure();
   CPUPipelineOptions fusion;
   fusion.fuseElementwise = options.fuseElementwise;
+  fusion.channelsLast = options.channelsLast;
   // Dispatch regions are the CPU's parallel chunks (scf.forall); the GPU
   // path maps each fused linalg op onto a grid of its own.
   fusion.dispatchRegions = false;

@@ -298,3 +298,34 @@ func.func @short_split(%a: memref<1024x256xf32>, %b: memref<256x256xf32>, %c: me
   linalg.matmul ins(%a, %b : memref<1024x256xf32>, memref<256x256xf32>) outs(%c : memref<1024x256xf32>)
   return
 }
+
+// -----
+
+// A channels-last convolution (fx-convs-channels-last): 8 neighbouring
+// channels of one pixel and tap are one 16-byte-aligned run of the input,
+// read as two 16-byte words of the unpadded input (the padding as bounds
+// checks) and converted in the kernel: no repacking kernels. The filter
+// [F][KH][KW][C] is read as words along k as a matmul's is.
+// HIGH-LABEL: func.func @nhwc_conv
+// HIGH-SAME: %[[IN:.*]]: memref<16x32x32x32xf32>, %[[W:.*]]: memref<64x3x3x32xf32>
+// HIGH-DAG: %[[WW:.*]] = builtin.unrealized_conversion_cast %[[W]] : memref<64x3x3x32xf32> to memref<4608xvector<4xi32>>
+// HIGH-DAG: %[[INW:.*]] = builtin.unrealized_conversion_cast %[[IN]] : memref<16x32x32x32xf32> to memref<131072xvector<4xi32>>
+// HIGH: gpu.launch
+// HIGH: memref.load %[[INW]][%{{.*}}] : memref<131072xvector<4xi32>>
+// HIGH: memref.load %[[INW]][%{{.*}}] : memref<131072xvector<4xi32>>
+// HIGH: memref.load %[[WW]][%{{.*}}] : memref<4608xvector<4xi32>>
+// HIGH: gpu.subgroup_mma_compute
+// HIGH-NOT: gpu.launch
+// HIGH: return
+func.func @nhwc_conv(%in: memref<16x32x32x32xf32>, %w: memref<64x3x3x32xf32>, %out: memref<16x32x32x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %pad = memref.alloc() : memref<16x34x34x32xf32>
+  linalg.fill ins(%zero : f32) outs(%pad : memref<16x34x34x32xf32>)
+  %inner = memref.subview %pad[0, 1, 1, 0] [16, 32, 32, 32] [1, 1, 1, 1] : memref<16x34x34x32xf32> to memref<16x32x32x32xf32, strided<[36992, 1088, 32, 1], offset: 1120>>
+  memref.copy %in, %inner : memref<16x32x32x32xf32> to memref<16x32x32x32xf32, strided<[36992, 1088, 32, 1], offset: 1120>>
+  linalg.fill ins(%zero : f32) outs(%out : memref<16x32x32x64xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 16384x64x288 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value}}
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<16x34x34x32xf32>, memref<64x3x3x32xf32>) outs(%out : memref<16x32x32x64xf32>)
+  return
+}

@@ -133,6 +133,10 @@ struct CompilerOptions {
   /// Vulkan: plan temporaries into one arena, sharing memory between those
   /// never live at once.
   bool reuseTemporaries = true;
+  /// Vulkan: compute NCHW convolutions and poolings channels last (NHWC),
+  /// the layout changes between them cancelled (fx-convs-channels-last).
+  /// Experimental: slower than NCHW with the kernels of today.
+  bool channelsLast = false;
   /// Vulkan: the device (-1: FX_VULKAN_DEVICE, else the first discrete
   /// GPU, else 0) and the validation layer.
   int vulkanDevice = -1;

@@ -38,6 +38,8 @@ struct VulkanCompileOptions {
   bool reuseTemporaries = true;
   /// Remark each GEMM's kernel choice (fx-vulkan-pipeline option `report`).
   bool report = false;
+  /// Convolutions and poolings in NHWC (option `channels-last`).
+  bool channelsLast = false;
 };
 
 /// The `target` option describing what `device` supports: "caps=" and

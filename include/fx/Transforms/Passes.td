@@ -212,6 +212,49 @@ def FXPatchConvolutionsToMatmuls
                            "::mlir::tensor::TensorDialect"];
 }
 
+def FXConvsChannelsLast : Pass<"fx-convs-channels-last", "func::FuncOp"> {
+  let summary = "Compute NCHW convolutions and poolings in NHWC, the layout "
+                "changes pushed through elementwise ops until they cancel";
+  let description = [{
+    Each `linalg.conv_2d_nchw_fchw`, `linalg.pooling_nchw_max` and
+    `linalg.pooling_nchw_sum` on static f32 tensors is computed channels
+    last: its input (through a constant `tensor.pad`, whose padding is
+    permuted) and initial value move to NHWC, and its NHWC result is
+    transposed back. A 1x1 stride-1 convolution of an unpadded input
+    becomes a matmul of the pixels `[N*H*W][C]` by the filter `[F][C]`
+    (collapse/expand_shape views, no copy: `[F][C][1][1]` is `[F][C]`); other
+    convolutions become `linalg.conv_2d_nhwc_fhwc`, a 1x1 filter reshaped
+    and a larger one transposed to `[F][KH][KW][C]`.
+
+    The transposes are `linalg.generic` copies through a permutation map.
+    An elementwise generic that reads one is rewritten over permuted loops
+    to compute in the transpose's source layout, and its result is
+    transposed instead (the transpose moves down past it); a transpose read
+    by any other generic (a reduction, another transpose) folds into that
+    reader's indexing map. Between two convolutions the transposes meet and
+    cancel, so a ResNet's activations stay NHWC from the first convolution
+    to the final pooling, and each convolution's epilogue (batch norm,
+    activation, residual add) reads its result in order:
+
+    ```mlir
+    %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<32x64x56x56xf32>,
+        tensor<256x64x1x1xf32>) outs(%zero : tensor<32x256x56x56xf32>)
+    %r = linalg.generic ... ins(%y, %bias ...)   // elementwise
+    ```
+    becomes a `linalg.generic` contraction of `tensor<100352x64xf32>` by
+    `tensor<256x64xf32>`, expanded to `tensor<32x56x56x256xf32>`, the
+    elementwise generic over NHWC loops reading it in order (the bias
+    through `(n, h, w, c) -> (c)`), and a transpose of its result where
+    an NCHW reader remains. The GPU's GEMM kernels then read 8 channels of
+    a pixel as one unit (no repacking kernels) and 1x1 convolutions take
+    the matmul kernel's large tiles. Runs on linalg on tensors, before
+    elementwise fusion.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
   let summary = "Fuse elementwise linalg producers into their consumers, "
                 "except into contractions, and sibling reductions of one "

@@ -626,6 +626,42 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
             input)
             .getResult(0);
   }
+  // Channels-last operands (an NHWC convolution's input, padded or not):
+  // the innermost dimension is indexed by the innermost reduction loop
+  // alone, a multiple of 8 long, so a unit is 8 neighbouring elements of
+  // one row (one pixel and tap), 16-byte aligned: one index computation
+  // and one or two 16-byte loads instead of eight of each (the per-element
+  // path below).
+  Value channelWords[2];
+  SmallVector<int64_t> channelShape[2];
+  for (const Staging &st : staging) {
+    if (config.packedConv || !st.alongK || fusion.prologue[st.operand] ||
+        flat[st.operand] || words[st.operand] ||
+        !(inElement.isF32() || inElement.isF16()))
+      continue;
+    const std::optional<PaddedInput> &padded = fusion.padded[st.operand];
+    Value source = padded ? padded->source : op.getDpsInputs()[st.operand];
+    auto type = dyn_cast<MemRefType>(source.getType());
+    AffineMap map = op.getIndexingMapsArray()[st.operand];
+    auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
+    int64_t inner = view.reduction.sizes.back();
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        source.getDefiningOp<ViewLikeOpInterface>() || !innermost ||
+        innermost.getPosition() != view.reduction.loops.back() ||
+        inner % 8 != 0 || type.getShape().back() != inner ||
+        (padded && (padded->low.back() != 0 || padded->sizes.back() != inner)))
+      continue;
+    OpBuilder outside(launch);
+    channelShape[st.operand].assign(type.getShape().begin(),
+                                    type.getShape().end());
+    channelWords[st.operand] =
+        UnrealizedConversionCastOp::create(
+            outside, loc,
+            MemRefType::get({type.getNumElements() * elementBytes / 16},
+                            copyType),
+            source)
+            .getResult(0);
+  }
   // Units along a loop group whose innermost loop has a multiple of 8
   // iterations never cross into the next value of the outer loops: the
   // unit's elements differ in the innermost loop only.
@@ -690,6 +726,46 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                                      cst(ob, packedUnits[st.operand]))
                                      .getResult()
                                : address}));
+        return;
+      }
+      if (Value channelView = channelWords[st.operand]) {
+        auto [gIndex, gOk] =
+            clamp(ob, arith::AddIOp::create(ob, loc, start, row), *st.group);
+        auto [kIndex, kOk] = fx::clampIndex(
+            ob, loc, arith::AddIOp::create(ob, loc, k0, unitStart), kSize);
+        SmallVector<Value> loops = batchLoops;
+        setLoops(ob, *st.group, gIndex, loops);
+        setLoops(ob, view.reduction, kIndex, loops);
+        SmallVector<Value> at = indices(ob, st.operand, loops);
+        Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
+        ArrayRef<int64_t> shape = channelShape[st.operand];
+        if (const std::optional<PaddedInput> &padded =
+                fusion.padded[st.operand]) {
+          // Unsigned: an index below the padding wraps around and fails.
+          for (auto [i, low] : llvm::enumerate(padded->low)) {
+            if (low != 0)
+              at[i] = arith::SubIOp::create(ob, loc, at[i], cst(ob, low));
+            Value inside =
+                arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, at[i],
+                                      cst(ob, padded->sizes[i]));
+            ok = arith::AndIOp::create(ob, loc, ok, inside);
+            at[i] = arith::SelectOp::create(ob, loc, inside, at[i], zero);
+          }
+        }
+        SmallVector<int64_t> strides = computeStrides(shape);
+        Value linear = zero;
+        for (auto [index, stride] : llvm::zip(at, strides))
+          linear = arith::AddIOp::create(
+              ob, loc, linear,
+              arith::MulIOp::create(ob, loc, index, cst(ob, stride)));
+        Value first =
+            arith::DivUIOp::create(ob, loc, linear, cst(ob, 16 / elementBytes));
+        unit.isWords = true;
+        unit.oks.push_back(ok);
+        for (int64_t w = 0; w < elementBytes / 2; ++w)
+          unit.values.push_back(memref::LoadOp::create(
+              ob, loc, channelView,
+              ValueRange{arith::AddIOp::create(ob, loc, first, cst(ob, w))}));
         return;
       }
       if (flat[st.operand] || words[st.operand]) {
