@@ -265,3 +265,37 @@ func.func @pointwise_one_pixel(%x: tensor<1x48x1x1xf32>, %w: tensor<64x48x1x1xf3
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x48x1x1xf32>, tensor<64x48x1x1xf32>) outs(%init : tensor<1x64x1x1xf32>) -> tensor<1x64x1x1xf32>
   return %0 : tensor<1x64x1x1xf32>
 }
+
+// -----
+
+// Cache blocking: a matmul whose rhs (1000 x 1000 f32, 4 MB) is larger
+// than cache-block-bytes (256 KiB) steps through n in blocks of 256 columns
+// and k in steps of 256, so that the 256 x 256 block of the rhs stays in
+// the cache while every 8-row tile of the lhs passes over it; the last
+// block and step (232) are peeled off, static too, and the register tiles
+// are the usual 8x32 outer products.
+// CHECK-LABEL: func.func @cache_blocked
+// CHECK: scf.for %[[N:.*]] = %c0 to %c768 step %c256
+// CHECK: scf.for %[[K:.*]] = %c0 to %c768 step %c256
+// CHECK: tensor.extract_slice %{{.*}}[%[[K]], %[[N]]] [256, 256] [1, 1] : tensor<1000x1000xf32> to tensor<256x256xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c256 step %c32
+// CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK: tensor.extract_slice %{{.*}}[768, %[[N]]] [232, 256] [1, 1] : tensor<1000x1000xf32> to tensor<232x256xf32>
+// CHECK: tensor.extract_slice %{{.*}}[768, 768] [232, 232] [1, 1] : tensor<1000x1000xf32> to tensor<232x232xf32>
+// With two threads, each blocks its half of the rows alike.
+// THREADS-LABEL: func.func @cache_blocked
+// THREADS: scf.forall
+// THREADS: scf.for %{{.*}} = %c0 to %c768 step %c256
+// A short reduction (k = 64) is not blocked.
+// CHECK-LABEL: func.func @short_k
+// CHECK-NOT: step %c256
+// CHECK: vector.outerproduct
+func.func @cache_blocked(%a: tensor<64x1000xf32>, %b: tensor<1000x1000xf32>, %c: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x1000xf32>, tensor<1000x1000xf32>) outs(%c : tensor<64x1000xf32>) -> tensor<64x1000xf32>
+  return %r : tensor<64x1000xf32>
+}
+func.func @short_k(%a: tensor<64x64xf32>, %b: tensor<64x8192xf32>, %c: tensor<64x8192xf32>) -> tensor<64x8192xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x8192xf32>) outs(%c : tensor<64x8192xf32>) -> tensor<64x8192xf32>
+  return %r : tensor<64x8192xf32>
+}

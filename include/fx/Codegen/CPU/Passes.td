@@ -161,6 +161,12 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Rows of a contraction tile">,
     Option<"tileN", "tile-n", "int64_t", /*default=*/"32",
            "Columns of a contraction tile">,
+    Option<"cacheBlockBytes", "cache-block-bytes", "int64_t",
+           /*default=*/"262144",
+           "Matmuls whose rhs (k x n) is larger than this step through n in "
+           "blocks of that many bytes of the rhs (whole register tiles), so "
+           "that a block stays in the L2 cache while every row tile of the "
+           "lhs passes over it (0: no blocking)">,
     Option<"threads", "threads", "int64_t", /*default=*/"0",
            "Split the outermost parallel loop of large ops into this many "
            "scf.forall chunks for the runtime's thread pool (0: the host's "
