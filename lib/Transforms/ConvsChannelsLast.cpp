@@ -123,6 +123,9 @@ Value inLayout(OpBuilder &b, Location loc, Value value,
       {
         OpBuilder::InsertionGuard guard(b);
         b.createBlock(&newPad.getRegion(), {}, argTypes, argLocs);
+        // A constant defined in the old pad's body moves with the yield.
+        if (padding.getParentRegion() == &pad.getRegion())
+          padding = b.clone(*padding.getDefiningOp())->getResult(0);
         tensor::YieldOp::create(b, loc, padding);
       }
       return newPad.getResult();
@@ -149,7 +152,6 @@ LogicalResult rewriteConv(RewriterBase &b, linalg::Conv2DNchwFchwOp conv) {
   Location loc = conv.getLoc();
   b.setInsertionPoint(conv);
   auto filterType = cast<RankedTensorType>(filter.getType());
-  auto outType = cast<RankedTensorType>(init.getType());
   ArrayRef<int64_t> f = filterType.getShape();
   bool pointwise = f[2] == 1 && f[3] == 1;
   bool unitStride = llvm::all_of(conv.getStrides().getValues<int64_t>(),
@@ -205,7 +207,6 @@ LogicalResult rewriteConv(RewriterBase &b, linalg::Conv2DNchwFchwOp conv) {
                  conv.getStrides(), conv.getDilations())
                  .getResult(0);
   }
-  (void)outType;
   b.replaceOp(conv, createTranspose(b, loc, result, kToNCHW));
   return success();
 }
@@ -311,10 +312,9 @@ struct PushTransposeDown : OpRewritePattern<linalg::GenericOp> {
     for (AffineExpr e : in.getResults())
       inv.push_back(cast<AffineDimExpr>(e).getPosition());
     SmallVector<int64_t> perm = inverse(inv);
-    // g' iterates the source layout: its loop e_m is g's loop inv... g's
-    // loop d_k (result dimension k) is source dimension perm[k], loop
-    // e_{perm[k]} of g'. Each map M of g becomes M o S, S(e) = d with
-    // d_k = e_{perm[k]}.
+    // g' iterates the source layout: g's loop d_k (the transpose's result
+    // dimension k) is the source's dimension perm[k], loop e_{perm[k]} of
+    // g'. Each map M of g becomes M o S, S(e) = d with d_k = e_{perm[k]}.
     MLIRContext *ctx = b.getContext();
     SmallVector<unsigned> sDims(perm.begin(), perm.end());
     AffineMap s = AffineMap::getPermutationMap(sDims, ctx);
