@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -35,31 +36,17 @@ namespace {
 constexpr int64_t kToNHWC[] = {0, 2, 3, 1};
 constexpr int64_t kToNCHW[] = {0, 3, 1, 2};
 
-SmallVector<int64_t> permuted(ArrayRef<int64_t> shape, ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> result;
-  for (int64_t p : perm)
-    result.push_back(shape[p]);
-  return result;
-}
-
-SmallVector<int64_t> inverse(ArrayRef<int64_t> perm) {
-  SmallVector<int64_t> inv(perm.size());
-  for (auto [i, p] : llvm::enumerate(perm))
-    inv[p] = i;
-  return inv;
-}
-
 /// A transpose as a linalg.generic: reads `source` through the permutation
 /// map, writes a new tensor in order.
 Value createTranspose(OpBuilder &b, Location loc, Value source,
                       ArrayRef<int64_t> perm) {
   auto type = cast<RankedTensorType>(source.getType());
-  SmallVector<int64_t> shape = permuted(type.getShape(), perm);
+  SmallVector<int64_t> shape = applyPermutation(type.getShape(), perm);
   Value empty = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
   // out[i] = source[j] with j[perm[k]] = i[k]: the source's dimension m is
-  // loop inverse(perm)[m].
+  // loop invertPermutationVector(perm)[m].
   SmallVector<unsigned> inputDims;
-  for (int64_t d : inverse(perm))
+  for (int64_t d : invertPermutationVector(perm))
     inputDims.push_back(d);
   MLIRContext *ctx = b.getContext();
   AffineMap in = AffineMap::getPermutationMap(inputDims, ctx);
@@ -101,7 +88,8 @@ Value inLayout(OpBuilder &b, Location loc, Value value,
   if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
     if (fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>()) {
       Value empty = tensor::EmptyOp::create(
-          b, loc, permuted(type.getShape(), perm), type.getElementType());
+          b, loc, applyPermutation(type.getShape(), perm),
+          type.getElementType());
       return linalg::FillOp::create(b, loc, fill.getInputs()[0], empty)
           .getResult(0);
     }
@@ -112,23 +100,22 @@ Value inLayout(OpBuilder &b, Location loc, Value value,
         llvm::none_of(pad.getStaticLow(), ShapedType::isDynamic) &&
         llvm::none_of(pad.getStaticHigh(), ShapedType::isDynamic)) {
       Value source = inLayout(b, loc, pad.getSource(), perm);
-      SmallVector<int64_t> low = permuted(pad.getStaticLow(), perm);
-      SmallVector<int64_t> high = permuted(pad.getStaticHigh(), perm);
-      auto padType = RankedTensorType::get(permuted(type.getShape(), perm),
-                                           type.getElementType());
-      auto newPad = tensor::PadOp::create(b, loc, padType, source, low, high,
-                                          ValueRange{}, ValueRange{});
-      SmallVector<Type> argTypes(perm.size(), b.getIndexType());
-      SmallVector<Location> argLocs(perm.size(), loc);
-      {
-        OpBuilder::InsertionGuard guard(b);
-        b.createBlock(&newPad.getRegion(), {}, argTypes, argLocs);
-        // A constant defined in the old pad's body moves with the yield.
-        if (padding.getParentRegion() == &pad.getRegion())
-          padding = b.clone(*padding.getDefiningOp())->getResult(0);
-        tensor::YieldOp::create(b, loc, padding);
-      }
-      return newPad.getResult();
+      // A constant defined in the old pad's body is cloned here, where
+      // the new pad's body can use it.
+      if (padding.getParentRegion() == &pad.getRegion())
+        padding = b.clone(*padding.getDefiningOp())->getResult(0);
+      auto padType = RankedTensorType::get(
+          applyPermutation(type.getShape(), perm), type.getElementType());
+      return tensor::PadOp::create(
+                 b, loc, padType, source,
+                 getAsIndexOpFoldResult(
+                     b.getContext(),
+                     applyPermutation(pad.getStaticLow(), perm)),
+                 getAsIndexOpFoldResult(
+                     b.getContext(),
+                     applyPermutation(pad.getStaticHigh(), perm)),
+                 padding)
+          .getResult();
     }
   }
   return createTranspose(b, loc, value, perm);
@@ -196,7 +183,7 @@ LogicalResult rewriteConv(RewriterBase &b, linalg::Conv2DNchwFchwOp conv) {
           b, loc, filter, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
       w = tensor::ExpandShapeOp::create(
           b, loc,
-          RankedTensorType::get(permuted(f, kToNHWC),
+          RankedTensorType::get(applyPermutation(f, kToNHWC),
                                 filterType.getElementType()),
           flat, SmallVector<ReassociationIndices>{{0}, {1, 2, 3}});
     } else {
@@ -311,7 +298,7 @@ struct PushTransposeDown : OpRewritePattern<linalg::GenericOp> {
     SmallVector<int64_t> inv;
     for (AffineExpr e : in.getResults())
       inv.push_back(cast<AffineDimExpr>(e).getPosition());
-    SmallVector<int64_t> perm = inverse(inv);
+    SmallVector<int64_t> perm = invertPermutationVector(inv);
     // g' iterates the source layout: g's loop d_k (the transpose's result
     // dimension k) is the source's dimension perm[k], loop e_{perm[k]} of
     // g'. Each map M of g becomes M o S, S(e) = d with d_k = e_{perm[k]}.

@@ -678,6 +678,30 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     SmallVector<Value> values, oks;
     bool isWords = false, isPacked = false;
   };
+  // The linear index of `at` in a buffer of `shape` (row-major).
+  auto linearIndex = [&](OpBuilder &ob, ArrayRef<Value> at,
+                         ArrayRef<int64_t> shape) {
+    Value linear = zero;
+    for (auto [index, stride] : llvm::zip(at, computeStrides(shape)))
+      linear = arith::AddIOp::create(
+          ob, loc, linear,
+          arith::MulIOp::create(ob, loc, index, cst(ob, stride)));
+    return linear;
+  };
+  // A unit as 16-byte words of `view` (one f16 word, two f32 ones) from
+  // the element at linear index `first` (a multiple of 8), valid where
+  // `ok`.
+  auto loadWords = [&](OpBuilder &ob, RawUnit &unit, Value view, Value first,
+                       Value ok) {
+    Value word =
+        arith::DivUIOp::create(ob, loc, first, cst(ob, 16 / elementBytes));
+    unit.isWords = true;
+    unit.oks.push_back(ok);
+    for (int64_t w = 0; w < elementBytes / 2; ++w)
+      unit.values.push_back(memref::LoadOp::create(
+          ob, loc, view,
+          ValueRange{arith::AddIOp::create(ob, loc, word, cst(ob, w))}));
+  };
   // Loads this thread's units of the k step from `k0`.
   auto loadStep = [&](OpBuilder &ob, Value k0) {
     SmallVector<RawUnit> raw;
@@ -738,34 +762,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         setLoops(ob, view.reduction, kIndex, loops);
         SmallVector<Value> at = indices(ob, st.operand, loops);
         Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
-        ArrayRef<int64_t> shape = channelShape[st.operand];
         if (const std::optional<PaddedInput> &padded =
-                fusion.padded[st.operand]) {
-          // Unsigned: an index below the padding wraps around and fails.
-          for (auto [i, low] : llvm::enumerate(padded->low)) {
-            if (low != 0)
-              at[i] = arith::SubIOp::create(ob, loc, at[i], cst(ob, low));
-            Value inside =
-                arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, at[i],
-                                      cst(ob, padded->sizes[i]));
-            ok = arith::AndIOp::create(ob, loc, ok, inside);
-            at[i] = arith::SelectOp::create(ob, loc, inside, at[i], zero);
-          }
-        }
-        SmallVector<int64_t> strides = computeStrides(shape);
-        Value linear = zero;
-        for (auto [index, stride] : llvm::zip(at, strides))
-          linear = arith::AddIOp::create(
-              ob, loc, linear,
-              arith::MulIOp::create(ob, loc, index, cst(ob, stride)));
-        Value first =
-            arith::DivUIOp::create(ob, loc, linear, cst(ob, 16 / elementBytes));
-        unit.isWords = true;
-        unit.oks.push_back(ok);
-        for (int64_t w = 0; w < elementBytes / 2; ++w)
-          unit.values.push_back(memref::LoadOp::create(
-              ob, loc, channelView,
-              ValueRange{arith::AddIOp::create(ob, loc, first, cst(ob, w))}));
+                fusion.padded[st.operand])
+          at = indicesInPaddedSource(ob, loc, *padded, at, ok);
+        loadWords(ob, unit, channelView,
+                  linearIndex(ob, at, channelShape[st.operand]), ok);
         return;
       }
       if (flat[st.operand] || words[st.operand]) {
@@ -777,27 +778,16 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         for (unsigned d : view.reduction.loops)
           loops[d] = zero;
         auto type = cast<MemRefType>(op.getDpsInputs()[st.operand].getType());
-        SmallVector<Value> at = indices(ob, st.operand, loops);
-        SmallVector<int64_t> strides = computeStrides(type.getShape());
-        Value base = zero;
-        for (auto [index, stride] : llvm::zip(at, strides))
-          base = arith::AddIOp::create(
-              ob, loc, base,
-              arith::MulIOp::create(ob, loc, index, cst(ob, stride)));
+        Value base =
+            linearIndex(ob, indices(ob, st.operand, loops), type.getShape());
         Value kFirst = arith::AddIOp::create(ob, loc, k0, unitStart);
         if (Value view = words[st.operand]) {
           // The unit's first k is a multiple of 8, as k is: the unit is
           // whole inside k or outside it.
           auto [kIndex, kOk] = fx::clampIndex(ob, loc, kFirst, kSize);
-          Value first = arith::DivUIOp::create(
-              ob, loc, arith::AddIOp::create(ob, loc, base, kIndex),
-              cst(ob, 16 / elementBytes));
-          unit.isWords = true;
-          unit.oks.push_back(arith::AndIOp::create(ob, loc, gOk, kOk));
-          for (int64_t w = 0; w < elementBytes / 2; ++w)
-            unit.values.push_back(memref::LoadOp::create(
-                ob, loc, view,
-                ValueRange{arith::AddIOp::create(ob, loc, first, cst(ob, w))}));
+          loadWords(ob, unit, view,
+                    arith::AddIOp::create(ob, loc, base, kIndex),
+                    arith::AndIOp::create(ob, loc, gOk, kOk));
           return;
         }
         for (int64_t e = 0; e < 8; ++e) {
@@ -1082,12 +1072,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   };
   // The unit of a vectorView at output indices `index` (the first of four).
   auto unitIndex = [&](OpBuilder &ob, Value buffer, ArrayRef<Value> index) {
-    SmallVector<int64_t> strides =
-        computeStrides(cast<MemRefType>(buffer.getType()).getShape());
-    Value linear = zero;
-    for (auto [i, stride] : llvm::zip(index, strides))
-      linear = arith::AddIOp::create(
-          ob, loc, linear, arith::MulIOp::create(ob, loc, i, cst(ob, stride)));
+    Value linear =
+        linearIndex(ob, index, cast<MemRefType>(buffer.getType()).getShape());
     return arith::DivUIOp::create(ob, loc, linear, cst(ob, 4)).getResult();
   };
   // Where this lane's four elements of pass `pass` of fragment row i go:

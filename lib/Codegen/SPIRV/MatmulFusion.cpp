@@ -552,10 +552,17 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
   const std::optional<PaddedInput> &padded = fusion.padded[operand];
   if (!padded)
     return memref::LoadOp::create(b, loc, op.getDpsInputs()[operand], indices);
+  return memref::LoadOp::create(
+      b, loc, padded->source,
+      indicesInPaddedSource(b, loc, *padded, indices, ok));
+}
+
+SmallVector<Value> indicesInPaddedSource(OpBuilder &b, Location loc,
+                                         const PaddedInput &padded,
+                                         ArrayRef<Value> indices, Value &ok) {
   // Unsigned: an index below the padding wraps around and fails the bound.
   SmallVector<Value> inner;
-  for (auto [index, low, size] :
-       llvm::zip(indices, padded->low, padded->sizes)) {
+  for (auto [index, low, size] : llvm::zip(indices, padded.low, padded.sizes)) {
     Value shifted = index;
     if (low != 0)
       shifted = arith::SubIOp::create(
@@ -567,7 +574,7 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
     inner.push_back(arith::SelectOp::create(
         b, loc, inside, shifted, arith::ConstantIndexOp::create(b, loc, 0)));
   }
-  return memref::LoadOp::create(b, loc, padded->source, inner);
+  return inner;
 }
 
 SmallVector<Value> loadGemmEpilogueInputs(OpBuilder &b, Location loc,

@@ -166,6 +166,14 @@ GemmFusion analyzeFusion(linalg::LinalgOp op, bool anyConstant = false);
 bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
                          GemmFusion &fusion);
 
+/// The indices into `padded`'s source of the padded input's element at
+/// `indices`: shifted by the low padding and clamped into the source (to 0
+/// outside it), `ok` and-ed with whether the element lies inside (a null
+/// `ok` becomes that condition).
+SmallVector<Value> indicesInPaddedSource(OpBuilder &b, Location loc,
+                                         const PaddedInput &padded,
+                                         ArrayRef<Value> indices, Value &ok);
+
 /// Loads input `operand` of `op` at `indices` (the op's view of it); with
 /// a prologue, computes it from the prologue's inputs; with
 /// padding, from the padded input's source, `ok` and-ed with whether the
