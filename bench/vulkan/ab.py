@@ -16,8 +16,8 @@ changes gain).
   bench/vulkan/ab.py measure --rounds 2 base nhwc
       (on the GPU machine, the Vulkan loader installed) runs `run.py
       measure --eager-only` on each variant in turn, `--rounds` times,
-      prints per model and variant the GPU and wall milliseconds of every
-      round and the relative L2 error, and writes $OUT/summary.txt and
+      prints per model and variant the GPU, wall and in-place wall
+      (fxrt-run --in-place-io) milliseconds of every round and the relative L2 error, and writes $OUT/summary.txt and
       $OUT/prof-<variant>.txt (the first round's per-step profiles).
 
 The variants' directories are git-ignored; pass them to the device in
@@ -89,10 +89,12 @@ def measure(args):
     for name, by_variant in rows.items():
         lines.append(name)
         for v, runs in by_variant.items():
-            cells = [f"{x['fx_gpu_ms']:.4f} / {x['fx_wall_ms']:.4f}" if "fx_gpu_ms" in x
-                     else "error" for x in runs]
+            cells = [f"{x['fx_gpu_ms']:.4f} / {x['fx_wall_ms']:.4f} / "
+                     f"{x.get('fx_wall_inplace_ms') or float('nan'):.4f}"
+                     if "fx_gpu_ms" in x else "error" for x in runs]
             l2 = runs[0].get("rel_l2")
-            lines.append(f"  {v:12} GPU / wall ms: {'  '.join(cells)}   rel L2 {l2}")
+            lines.append(f"  {v:12} GPU / wall / in-place wall ms: {'  '.join(cells)}"
+                         f"   rel L2 {l2}")
     text = "\n".join(lines)
     print(text)
     with open(os.path.join(out_dir, "summary.txt"), "w") as f:

@@ -152,6 +152,18 @@ FX_API fx_error *fx_model_run_into(fx_model *model,
                                    fx_tensor *const *outputs,
                                    size_t num_outputs);
 
+/* A tensor over the memory to write input `index` (of the non-parameter
+ * inputs) in place, or to read output `index` from: passed to
+ * fx_model_run_into, it spares that input's or output's copy (on Vulkan the
+ * host memory the device buffer is filled from or read back to). The same
+ * memory on every call, valid while the model lives; a run overwrites the
+ * outputs. The caller frees the fx_tensor (not the memory). Errors: an index
+ * out of range, a model of several compiled shapes or dynamic dimensions. */
+FX_API fx_error *fx_model_in_place_input(fx_model *model, size_t index,
+                                         fx_tensor **out);
+FX_API fx_error *fx_model_in_place_output(fx_model *model, size_t index,
+                                          fx_tensor **out);
+
 /*===--- The compiler (libfx.so only) ------------------------------------===*/
 
 typedef struct fx_compiler_options {

@@ -246,4 +246,33 @@ fx_error *fx_model_run_into(fx_model *model, const fx_tensor *const *inputs,
   return capi::error(model->model->runInto(in, out));
 }
 
+static fx_error *inPlace(fx_model *model, size_t index, fx_tensor **out,
+                         bool input) {
+  const char *name =
+      input ? "fx_model_in_place_input" : "fx_model_in_place_output";
+  if (!model || !out)
+    return capi::error(std::string(name) + ": " + (model ? "out" : "model") +
+                       " is null");
+  auto tensors =
+      input ? model->model->inPlaceInputs() : model->model->inPlaceOutputs();
+  if (!tensors.isOk())
+    return capi::error(tensors.status());
+  if (index >= tensors.value().size())
+    return capi::error(std::string(name) + ": index " + std::to_string(index) +
+                       " out of range (the model has " +
+                       std::to_string(tensors.value().size()) + ")");
+  *out = new fx_tensor{tensors.value()[index]};
+  return nullptr;
+}
+
+fx_error *fx_model_in_place_input(fx_model *model, size_t index,
+                                  fx_tensor **out) {
+  return inPlace(model, index, out, /*input=*/true);
+}
+
+fx_error *fx_model_in_place_output(fx_model *model, size_t index,
+                                   fx_tensor **out) {
+  return inPlace(model, index, out, /*input=*/false);
+}
+
 } // extern "C"

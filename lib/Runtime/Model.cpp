@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -32,6 +33,8 @@ struct Model::Impl {
   /// The variant of the last run (for profiles).
   std::atomic<size_t> last{0};
   bool profiling = false;
+  /// inPlaceInputs / inPlaceOutputs of a CPU model, made on first use.
+  std::optional<std::vector<Tensor>> cpuInputs, cpuOutputs;
   /// Runs share it (CPU code keeps no state between calls, and a Vulkan
   /// executable serializes its own runs); binding parameters takes it alone.
   std::shared_mutex mutex;
@@ -340,6 +343,56 @@ Status Model::runInto(const std::vector<Tensor> &inputs,
   return impl->runAllInto(all.value(), outputs);
 }
 
+/// The in-place inputs (outputs) of `impl`'s only variant: the Vulkan
+/// executable's host views, or tensors the model keeps for CPU code.
+static Result<std::vector<Tensor>> inPlaceTensors(Model::Impl &impl,
+                                                  bool inputs) {
+  if (impl.variants.size() != 1)
+    return Status::error(
+        "the model holds " + std::to_string(impl.variants.size()) +
+        " compiled shapes; in-place inputs and outputs need a single one");
+  Model::Impl::Variant &variant = impl.variants.front();
+  const FunctionSignature &sig = variant.signature;
+  std::vector<Tensor> tensors;
+  if (variant.vulkan) {
+    const std::vector<TensorSpec> &specs = inputs ? sig.inputs : sig.outputs;
+    for (size_t i = 0; i < specs.size(); ++i) {
+      if (inputs && specs[i].parameter)
+        continue;
+      Result<Tensor> t =
+          inputs ? variant.vulkan->hostInput(i) : variant.vulkan->hostOutput(i);
+      if (!t.isOk())
+        return t.status();
+      tensors.push_back(t.take());
+    }
+    return tensors;
+  }
+  std::optional<std::vector<Tensor>> &kept =
+      inputs ? impl.cpuInputs : impl.cpuOutputs;
+  if (!kept) {
+    for (const TensorSpec &spec : inputs ? sig.inputs : sig.outputs) {
+      if (inputs && spec.parameter)
+        continue;
+      Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
+      if (!t.isOk())
+        return t.status();
+      tensors.push_back(t.take());
+    }
+    kept = tensors;
+  }
+  return *kept;
+}
+
+Result<std::vector<Tensor>> Model::inPlaceInputs() {
+  std::unique_lock<std::shared_mutex> lock(impl->mutex);
+  return inPlaceTensors(*impl, /*inputs=*/true);
+}
+
+Result<std::vector<Tensor>> Model::inPlaceOutputs() {
+  std::unique_lock<std::shared_mutex> lock(impl->mutex);
+  return inPlaceTensors(*impl, /*inputs=*/false);
+}
+
 Executor Model::executor() {
   Executor executor;
   Impl *state = impl.get();
@@ -418,7 +471,33 @@ Result<int> runArtifact(const ArtifactRunOptions &options,
     if (Status s = model->enableProfiling(); !s.isOk())
       return s;
   Executor executor = model->executor();
-  auto passed = runAndReport(executor, arguments.value(), run, out);
+  std::vector<Tensor> all = arguments.take();
+  if (options.inPlaceIO) {
+    auto inputs = model->inPlaceInputs();
+    if (!inputs.isOk())
+      return inputs.status();
+    auto outputs = model->inPlaceOutputs();
+    if (!outputs.isOk())
+      return outputs.status();
+    size_t next = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (model->signature().inputs[i].parameter)
+        continue;
+      Tensor &target = inputs.value()[next++];
+      std::memcpy(target.data(), all[i].data(),
+                  std::min(target.byteSize(), all[i].byteSize()));
+      all[i] = target;
+    }
+    executor.run =
+        [runInto = executor.runInto, outs = outputs.take()](
+            const std::vector<Tensor> &in) -> Result<std::vector<Tensor>> {
+      std::vector<Tensor> result = outs;
+      if (Status s = runInto(in, result); !s.isOk())
+        return s;
+      return result;
+    };
+  }
+  auto passed = runAndReport(executor, all, run, out);
   if (!passed.isOk())
     return passed.status();
   return passed.value() ? kExitOk : kExitMismatch;

@@ -72,6 +72,11 @@ Options (give values as `--flag VALUE` or `--flag=VALUE`):
                          serial code between loops. With --bench, the wall
                          times come from runs without timing and the step
                          times are medians of N more runs with it
+  --in-place-io          Write the inputs once into the model's in-place
+                         buffers (Vulkan: the mapped memory the device reads
+                         them from) and read the outputs where the model
+                         leaves them, so timed runs copy nothing on the host
+                         (Model::inPlaceInputs; models of one shape)
   --print                Print a summary (dtype, shape, sum) of each output
   --device N             Vulkan device index from --list-devices (default:
                          FX_VULKAN_DEVICE, else the first discrete GPU,
@@ -98,7 +103,7 @@ struct Options {
   unsigned seed = 0, bench = 0;
   int device = -1;
   bool profile = false, validation = false, print = false, listDevices = false,
-       help = false;
+       help = false, inPlaceIO = false;
 };
 
 /// `text` as an integer in [0, max]; `flag` names it in the error.
@@ -190,6 +195,7 @@ rt::Status parseArguments(int argc, char **argv, Options &o) {
       {"profile", false, flag(o.profile)},
       {"vulkan-validation", false, flag(o.validation)},
       {"print", false, flag(o.print)},
+      {"in-place-io", false, flag(o.inPlaceIO)},
       {"list-devices", false, flag(o.listDevices)},
       {"help", false, flag(o.help)},
       {"h", false, flag(o.help)},
@@ -276,6 +282,7 @@ int main(int argc, char **argv) {
   run.run.rtol = options.rtol;
   run.run.atol = options.atol;
   run.profile = options.profile;
+  run.inPlaceIO = options.inPlaceIO;
   auto exitCode = rt::runArtifact(run, [](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), stdout);
   });

@@ -120,6 +120,43 @@ TEST(CAPITest, CompilerAndModelErrors) {
   fx_compiler_free(compiler);
 }
 
+/// In-place inputs and outputs: the same memory on every call, runs on
+/// them read and write it; indices out of range are errors.
+TEST(CAPITest, InPlaceTensors) {
+  fx_compiler_options options;
+  fx_compiler_options_init(&options);
+  fx_compiler *compiler = nullptr;
+  ASSERT_EQ(message(fx_compiler_create(&options, &compiler)), "");
+  fx_model *model = nullptr;
+  ASSERT_EQ(message(fx_compiler_compile_string(compiler, kModel, &model)), "");
+  fx_tensor *input = nullptr, *output = nullptr, *again = nullptr;
+  EXPECT_ERROR(fx_model_in_place_input(nullptr, 0, &input), "model is null");
+  EXPECT_ERROR(fx_model_in_place_input(model, 0, nullptr), "out is null");
+  EXPECT_ERROR(fx_model_in_place_input(model, 1, &input),
+               "fx_model_in_place_input: index 1 out of range (the model "
+               "has 1)");
+  EXPECT_ERROR(fx_model_in_place_output(model, 3, &output),
+               "fx_model_in_place_output: index 3 out of range");
+  ASSERT_EQ(message(fx_model_in_place_input(model, 0, &input)), "");
+  ASSERT_EQ(message(fx_model_in_place_output(model, 0, &output)), "");
+  ASSERT_EQ(message(fx_model_in_place_output(model, 0, &again)), "");
+  EXPECT_EQ(fx_tensor_data(output), fx_tensor_data(again));
+  EXPECT_EQ(fx_tensor_shape(input)[0], 2);
+  auto *x = static_cast<float *>(fx_tensor_data(input));
+  x[0] = -1;
+  x[1] = 3;
+  const fx_tensor *inputs[] = {input};
+  fx_tensor *outputs[] = {output};
+  ASSERT_EQ(message(fx_model_run_into(model, inputs, 1, outputs, 1)), "");
+  EXPECT_EQ(static_cast<float *>(fx_tensor_data(again))[0], 0.0f);
+  EXPECT_EQ(static_cast<float *>(fx_tensor_data(again))[1], 3.0f);
+  fx_tensor_free(again);
+  fx_tensor_free(output);
+  fx_tensor_free(input);
+  fx_model_free(model);
+  fx_compiler_free(compiler);
+}
+
 /// Argument shapes (API version 101) specialize a dynamic dimension for
 /// CPU code; a caller built against version 100 passes the shorter struct.
 TEST(CAPITest, ArgumentShapes) {

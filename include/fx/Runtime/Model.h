@@ -94,6 +94,18 @@ public:
   Status runInto(const std::vector<Tensor> &inputs,
                  std::vector<Tensor> &outputs);
 
+  /// Tensors to write the inputs (the non-parameter arguments, in order)
+  /// and read the outputs in place: passed to runInto, they spare the
+  /// copies in and out. On Vulkan they are the host memory the device
+  /// buffers are filled from and read back to (device-local memory the
+  /// host maps where the device has it, persistently mapped staging
+  /// elsewhere); on the CPU, buffers the model keeps. The same tensors on
+  /// every call; valid while the model lives. A run overwrites the outputs
+  /// (read them before the next run); inputs keep what was written.
+  /// Errors: a model of several compiled shapes or of dynamic dimensions.
+  Result<std::vector<Tensor>> inPlaceInputs();
+  Result<std::vector<Tensor>> inPlaceOutputs();
+
   /// Time every step of later runs (Vulkan: each dispatch and copy, by GPU
   /// timestamps; CPU: each parallel loop and the serial code between);
   /// executor() then reports them.
@@ -122,6 +134,10 @@ struct ArtifactRunOptions {
   ArgumentSources sources;
   RunOptions run;
   bool profile = false;
+  /// Write the inputs into the model's in-place tensors once and run on
+  /// them, outputs read in place (Model::inPlaceInputs): the timed runs
+  /// then copy nothing on the host.
+  bool inPlaceIO = false;
 };
 /// Returns the exit code (kExitOk, kExitMismatch), or an error.
 Result<int> runArtifact(const ArtifactRunOptions &options,

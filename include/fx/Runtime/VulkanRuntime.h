@@ -109,6 +109,18 @@ public:
   Status runInto(const std::vector<Tensor> &inputs,
                  std::vector<Tensor> &outputs);
 
+  /// Tensors over the host memory a run copies input `index` (of the
+  /// signature's inputs) from and output `index` to: a persistently mapped
+  /// staging buffer, or the device buffer itself where the host maps it
+  /// (host-visible device-local memory). A run given these very tensors
+  /// skips that copy, so a caller that writes its inputs and reads its
+  /// outputs in place saves a memcpy each way per call. Valid while the
+  /// executable lives; a run overwrites the outputs, inputs keep what was
+  /// written. Errors: a parameter (resident on the device), an index out of
+  /// range, a program with dynamic dimensions (buffers come per shape).
+  Result<Tensor> hostInput(size_t index);
+  Result<Tensor> hostOutput(size_t index);
+
   /// Record timestamps around every step from now on (a second command
   /// buffer; the default one stays untouched).
   Status enableProfiling();

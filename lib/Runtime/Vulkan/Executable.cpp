@@ -617,6 +617,42 @@ static void copyBytes(void *target, const void *source, size_t bytes) {
       &copy);
 }
 
+/// The tensor over the host view of buffer `kind` `index`.
+static Result<Tensor> hostTensor(Executable::Impl &impl, Buffer::Kind kind,
+                                 size_t index) {
+  const FunctionSignature &sig = impl.program.signature;
+  bool input = kind == Buffer::Kind::Input;
+  const std::vector<TensorSpec> &specs = input ? sig.inputs : sig.outputs;
+  std::string what =
+      std::string(input ? "input " : "output ") + std::to_string(index);
+  if (index >= specs.size())
+    return Status::error(what + " does not exist (the program has " +
+                         std::to_string(specs.size()) + ")");
+  const TensorSpec &spec = specs[index];
+  if (impl.dynamic)
+    return Status::error(what + " (" + spec.name +
+                         "): a program with dynamic dimensions has no "
+                         "fixed host buffers; pass tensors to run instead");
+  if (input && spec.parameter)
+    return Status::error(what + " (" + spec.name +
+                         ") is a parameter, resident on the device");
+  for (size_t b = 0; b < impl.program.buffers.size(); ++b) {
+    const Buffer &buffer = impl.program.buffers[b];
+    if (buffer.kind == kind && buffer.index == index && impl.hostView(b))
+      return Tensor::wrap(impl.hostView(b), spec.dtype, spec.shape);
+  }
+  // Not read by the program (or of no size): any memory will do.
+  return Tensor::tryAllocate(spec.dtype, spec.shape);
+}
+
+Result<Tensor> Executable::hostInput(size_t index) {
+  return hostTensor(*state, Buffer::Kind::Input, index);
+}
+
+Result<Tensor> Executable::hostOutput(size_t index) {
+  return hostTensor(*state, Buffer::Kind::Output, index);
+}
+
 Status Executable::runInto(const std::vector<Tensor> &inputs,
                            std::vector<Tensor> &outputs) {
   Impl &impl = *state;
@@ -653,6 +689,9 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     if (buffer.kind != Buffer::Kind::Input || impl.isParameter(b))
       continue;
     const Tensor &input = inputs[buffer.index];
+    // Written in place (hostInput): nothing to copy.
+    if (input.data() == impl.hostView(b))
+      continue;
     copyBytes(impl.hostView(b), input.data(),
               std::min<uint64_t>(input.byteSize(), buffer.bytes));
   }
@@ -719,6 +758,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     if (buffer.kind != Buffer::Kind::Output)
       continue;
     Tensor &output = outputs[buffer.index];
+    if (output.data() == impl.hostView(b))
+      continue;
     copyBytes(output.data(), impl.hostView(b),
               std::min<uint64_t>(output.byteSize(), buffer.bytes));
   }
