@@ -71,8 +71,10 @@ void fx::buildFusionStages(OpPassManager &pm,
     FXCPUTileAndVectorizeOptions tiling = cpuTiling(options);
     regions.convTileF = tiling.convTileF;
     regions.convTileW = tiling.convTileW;
-    if (options.hoistParameters && options.vectorize)
+    if (options.hoistParameters && options.vectorize) {
       regions.packedConvTileF = packedConvBlock(options);
+      regions.packedConvTileW = tiling.packedConvTileW;
+    }
     regions.dotMinK = tiling.dotMinK;
     regions.transposePreparedWeights = options.hoistParameters;
     pm.addNestedPass<func::FuncOp>(createFXFormDispatchRegions(regions));

@@ -30,6 +30,10 @@ struct DispatchRegionOptions {
   /// parameter or a weight constant, for fx-cpu-pack-convolutions' packed
   /// blocks (0: convTileF).
   int64_t packedConvTileF = 0;
+  /// Columns of a packed convolution tile: pointwise convolutions of small
+  /// images whose rows fit one are packed too (0: never;
+  /// fx::packsPointwiseConvolution).
+  int64_t packedConvTileW = 0;
   int64_t contractionTileM = 8;
   int64_t contractionTileN = 128;
   int64_t dotMinK = 256;

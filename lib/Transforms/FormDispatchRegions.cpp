@@ -508,8 +508,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
       // fx::isPointwiseConvolution): tiles of whole rows, as many as divide
       // the image and keep a tile at most 256 pixels (16 KiB of output for
       // 16 channels): all 49 pixels of a 7x7 image, 7 rows of 28.
-      if (fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)) &&
-          !ShapedType::isDynamic(ranges[2]) &&
+      // Except on small images, where the filter is packed like a larger
+      // window's (fx::packsPointwiseConvolution).
+      bool pointwise = fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op));
+      if (pointwise && isPackedConvolution(op) &&
+          fx::packsPointwiseConvolution(ranges[2], ranges[3],
+                                        packedConvTileW)) {
+        // The tiles' clones keep the mark fx-cpu-pack-convolutions reads.
+        op->setAttr(fx::kPackPointwiseAttr, UnitAttr::get(op->getContext()));
+        return {1, fullTile(ranges[1], packedConvTileF), 1, 0};
+      }
+      if (pointwise && !ShapedType::isDynamic(ranges[2]) &&
           !ShapedType::isDynamic(ranges[3])) {
         int64_t rows = 1;
         for (int64_t r = ranges[2]; r >= 1; --r)
@@ -1057,6 +1066,7 @@ struct FormDispatchRegionsPass
     options.convTileF = convTileF;
     options.convTileW = convTileW;
     options.packedConvTileF = packedConvTileF;
+    options.packedConvTileW = packedConvTileW;
     options.contractionTileM = contractionTileM;
     options.contractionTileN = contractionTileN;
     options.dotMinK = dotMinK;

@@ -181,6 +181,14 @@ bool fx::isPointwiseConvolution(linalg::LinalgOp op) {
                       [](int64_t s) { return s == 1; });
 }
 
+bool fx::packsPointwiseConvolution(int64_t height, int64_t width,
+                                   int64_t packedTileW) {
+  if (ShapedType::isDynamic(height) || ShapedType::isDynamic(width))
+    return false;
+  int64_t pixels = height * width;
+  return pixels > 1 && pixels <= 64 && width <= packedTileW;
+}
+
 SmallVector<AffineMap> fx::matmulIndexingMaps(MLIRContext *ctx,
                                               bool transposedB) {
   AffineExpr m, n, k;

@@ -103,3 +103,28 @@ func.func @keep(%x: tensor<1x8x3x9xf32>, %input: tensor<16x8x3x3xf32>,
       ins(%x, %s32 : tensor<1x8x3x9xf32>, tensor<32x8x3x3xf32>) outs(%init32 : tensor<1x32x1x7xf32>) -> tensor<1x32x1x7xf32>
   return %a, %b, %c, %d : tensor<1x16x1x7xf32>, tensor<1x16x1x7xf32>, tensor<1x16x1x9xf32>, tensor<1x32x1x7xf32>
 }
+
+// -----
+
+// A 1x1 convolution tile is packed only where fx-form-dispatch-regions
+// marked it (a small image whose rows fit a packed tile); unmarked, it stays
+// a convolution, which fx-cpu-tile-and-vectorize computes as a matmul.
+// CHECK-LABEL: func.func @pointwise_marked(
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16x8x1x1xf32>) outs(%{{.*}} : tensor<1x8x1x1x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x1x7xf32>, tensor<8x1x1x16xf32>) outs(%{{.*}} : tensor<7x16xf32>) attrs =  {fx.packed_conv = 1 : i64}
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+// CHECK-LABEL: func.func @pointwise_unmarked(
+// CHECK-NOT: fx.packed_conv
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @pointwise_marked(%x: tensor<1x8x1x7xf32>, %w: tensor<16x8x1x1xf32> {fx.param = "w"},
+                            %init: tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>, fx.pack_pointwise}
+      ins(%x, %w : tensor<1x8x1x7xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32>
+  return %c : tensor<1x16x1x7xf32>
+}
+func.func @pointwise_unmarked(%x: tensor<1x8x1x7xf32>, %w: tensor<16x8x1x1xf32> {fx.param = "w"},
+                              %init: tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32> {
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x8x1x7xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32>
+  return %c : tensor<1x16x1x7xf32>
+}

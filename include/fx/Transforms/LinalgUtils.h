@@ -65,6 +65,25 @@ getDotContraction(linalg::LinalgOp op, int64_t minK);
 /// whole vectors; dispatch regions give it tiles of whole rows.
 bool isPointwiseConvolution(linalg::LinalgOp op);
 
+/// Whether the CPU computes a pointwise convolution over a packable filter
+/// of an `height` x `width` image like a larger window (vectors along the
+/// output channels, fx-cpu-pack-convolutions) instead of as a matmul: small
+/// images, up to 64 pixels, whose rows fit one packed tile of
+/// `packedTileW` columns. The matmul's vectors run along the pixels, which
+/// few vectors hold badly (7 x 7: 3 vectors and a lone pixel, whose tile
+/// costs as much as a full one). Per-loop minima of mobilenet_v2 on a
+/// 2-thread AVX-512 Xeon (14-column tiles): its 1x1 convolutions at 7 x 7
+/// 960 -> 320 and 320 -> 1280 went from 167 and 260 us to 124 and 197
+/// (the model 4.69 -> 4.30 ms); for x86-64-v3 (6-column tiles, a row of 7
+/// split in two) they went from 219 and 306 to 284 and 390 us, so AVX2
+/// keeps matmuls. A 1-pixel image stays a matrix-vector product.
+bool packsPointwiseConvolution(int64_t height, int64_t width,
+                               int64_t packedTileW);
+
+/// The mark of a pointwise convolution that fx-form-dispatch-regions tiled
+/// for fx-cpu-pack-convolutions (packsPointwiseConvolution).
+constexpr llvm::StringLiteral kPackPointwiseAttr = "fx.pack_pointwise";
+
 /// The indexing maps (m, n, k) of C[M, N] += A[M, K] * B, with B as
 /// [K, N], or as [N, K] (`linear`'s weight) when `transposedB`.
 SmallVector<AffineMap> matmulIndexingMaps(MLIRContext *ctx, bool transposedB);

@@ -393,6 +393,13 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            "Output channels of the tile of a convolution whose filter is a "
            "parameter or a weight constant (fx-cpu-pack-convolutions' "
            "block; 0: conv-tile-f)">,
+    Option<"packedConvTileW", "packed-conv-tile-w", "int64_t",
+           /*default=*/"0",
+           "Output columns of a packed convolution tile "
+           "(fx-cpu-tile-and-vectorize's packed-conv-tile-w): a 1x1 "
+           "convolution over a packable filter of an image of at most 64 "
+           "pixels whose rows fit one such tile is tiled and packed like a "
+           "larger window instead of running as a matmul (0: never)">,
     Option<"contractionTileM", "contraction-tile-m", "int64_t",
            /*default=*/"8",
            "Rows of a contraction epilogue tile (doubled while the tile's "

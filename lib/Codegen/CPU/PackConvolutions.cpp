@@ -171,9 +171,10 @@ struct PackConvolutionsPass
     ArrayRef<int64_t> out = outputType.getShape();
     ArrayRef<int64_t> filter = filterType.getShape();
     // One image, one output row, at most a block of output channels; 1x1
-    // convolutions become matmuls instead.
+    // convolutions become matmuls instead, but those dispatch regions
+    // marked (small images, fx::packsPointwiseConvolution).
     if (out[0] != 1 || out[2] != 1 || out[1] > block ||
-        filter[2] * filter[3] == 1)
+        (filter[2] * filter[3] == 1 && !conv->hasAttr(fx::kPackPointwiseAttr)))
       return failure();
     // The filter: slices along the output channels of a parameter or a
     // weight constant.

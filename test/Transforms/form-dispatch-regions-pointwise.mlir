@@ -1,0 +1,19 @@
+// A 1x1 convolution over a parameter filter with an epilogue: on a small
+// image (7x7) whose rows fit a packed tile (packed-conv-tile-w >= 7, as
+// AVX-512's 14), tiles of one row and a block of channels, marked for
+// fx-cpu-pack-convolutions; with narrower packed tiles (AVX2's 6) or none,
+// tiles of whole rows for the matmul over the pixels, unmarked.
+// RUN: fx-opt %s --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=1 packed-conv-tile-f=32 packed-conv-tile-w=14}),canonicalize,cse)' | FileCheck %s --check-prefix=PACKED
+// RUN: fx-opt %s --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=1 packed-conv-tile-f=16 packed-conv-tile-w=6}),canonicalize,cse)' | FileCheck %s --check-prefix=MATMUL
+// RUN: fx-opt %s --pass-pipeline='builtin.module(func.func(convert-fx-to-linalg),canonicalize,cse,func.func(linalg-fuse-elementwise-ops),canonicalize,cse,func.func(fx-form-dispatch-regions{threads=1 packed-conv-tile-f=32}),canonicalize,cse)' | FileCheck %s --check-prefix=MATMUL
+
+// PACKED-LABEL: func.func @pointwise_7x7(
+// PACKED: linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, fx.pack_pointwise, strides = dense<1> : vector<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x64x1x7xf32>, tensor<32x64x1x1xf32>) outs(%{{.*}} : tensor<1x32x1x7xf32>)
+// MATMUL-LABEL: func.func @pointwise_7x7(
+// MATMUL-NOT: fx.pack_pointwise
+// MATMUL: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x16x7x7xf32>)
+func.func @pointwise_7x7(%x: tensor<1x64x7x7xf32>, %w: tensor<96x64x1x1xf32> {fx.param = "w"}) -> tensor<1x96x7x7xf32> {
+  %c = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x7x7xf32>, tensor<96x64x1x1xf32>) -> tensor<1x96x7x7xf32>
+  %r = fx.relu %c : (tensor<1x96x7x7xf32>) -> tensor<1x96x7x7xf32>
+  return %r : tensor<1x96x7x7xf32>
+}
