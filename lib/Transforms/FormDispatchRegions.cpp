@@ -184,7 +184,7 @@ struct RegionFormer : fx::DispatchRegionOptions {
                 << "dispatch region " << id << " is not a row kernel: " << why;
         }
       } else if (region.members.size() > 1 ||
-                 isPackedConvolution(region.root)) {
+                 isPackedLoneConvolution(region.root)) {
         // (A lone convolution over a packable filter is tiled too: its
         // tiles read the packed filter, fx-cpu-pack-convolutions.)
         if (failed(materialize(rewriter, region, id)))
@@ -472,6 +472,23 @@ struct RegionFormer : fx::DispatchRegionOptions {
            fx::isPackableFilter(op->getOperand(1));
   }
 
+  /// Whether a lone `op` is tiled for fx-cpu-pack-convolutions: a
+  /// convolution over a packable filter, but a 1x1 one only on an image
+  /// small enough to pack (fx::packsPointwiseConvolution); a larger one is
+  /// left whole to fx-cpu-tile-and-vectorize, a matmul over its pixels
+  /// (its tiles of one row and 16 columns were matmuls of 16 pixels: a
+  /// lone 16 -> 96 convolution at 112x112 took longer than the same one
+  /// with batch norm and SiLU fused).
+  bool isPackedLoneConvolution(Operation *op) const {
+    if (!isPackedConvolution(op))
+      return false;
+    if (!fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)))
+      return true;
+    SmallVector<int64_t> ranges =
+        cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+    return fx::packsPointwiseConvolution(ranges[2], ranges[3], packedConvTileW);
+  }
+
   /// Tile sizes of the root: 1 along leading dims, whole along the broadcast
   /// dims; a convolution epilogue uses the convolution's output tile.
   SmallVector<int64_t> tileSizes(Region &region) {
@@ -485,11 +502,17 @@ struct RegionFormer : fx::DispatchRegionOptions {
     };
     // A lone convolution over a packable filter: loops (n, f, oh, ow, c,
     // kh, kw), tiled like a convolution epilogue, the reduction whole.
-    if (region.members.size() == 1 && isPackedConvolution(region.root))
+    if (region.members.size() == 1 && isPackedLoneConvolution(region.root)) {
+      if (fx::isPointwiseConvolution(region.root)) {
+        region.root->setAttr(fx::kPackPointwiseAttr,
+                             UnitAttr::get(region.root->getContext()));
+        return {1, fullTile(ranges[1], packedConvTileF), 1, 0, 0, 0, 0};
+      }
       return {1, fullTile(ranges[1], packedConvTileF),
               1, fullTile(ranges[3], convTileW),
               0, 0,
               0};
+    }
     for (auto &[op, dims] : region.members) {
       if (!isEpilogueConvolution(op))
         continue;

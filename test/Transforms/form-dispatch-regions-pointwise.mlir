@@ -17,3 +17,24 @@ func.func @pointwise_7x7(%x: tensor<1x64x7x7xf32>, %w: tensor<96x64x1x1xf32> {fx
   %r = fx.relu %c : (tensor<1x96x7x7xf32>) -> tensor<1x96x7x7xf32>
   return %r : tensor<1x96x7x7xf32>
 }
+
+// A lone 1x1 convolution (no epilogue): on a small image likewise marked
+// and tiled; on a larger one left whole, without a region's loops, for
+// fx-cpu-tile-and-vectorize's matmul over all its pixels.
+// PACKED-LABEL: func.func @lone_7x7(
+// PACKED: linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, fx.pack_pointwise, strides = dense<1> : vector<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<1x64x1x7xf32>, tensor<32x64x1x1xf32>) outs(%{{.*}} : tensor<1x32x1x7xf32>)
+// PACKED-LABEL: func.func @lone_16x16(
+// PACKED-NOT: scf.for
+// PACKED-NOT: fx.pack_pointwise
+// PACKED: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x96x16x16xf32>)
+// MATMUL-LABEL: func.func @lone_7x7(
+// MATMUL-NOT: fx.pack_pointwise
+// MATMUL: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x96x7x7xf32>)
+func.func @lone_7x7(%x: tensor<1x64x7x7xf32>, %w: tensor<96x64x1x1xf32> {fx.param = "w"}) -> tensor<1x96x7x7xf32> {
+  %c = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x7x7xf32>, tensor<96x64x1x1xf32>) -> tensor<1x96x7x7xf32>
+  return %c : tensor<1x96x7x7xf32>
+}
+func.func @lone_16x16(%x: tensor<1x64x16x16xf32>, %w: tensor<96x64x1x1xf32> {fx.param = "w"}) -> tensor<1x96x16x16xf32> {
+  %c = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x16x16xf32>, tensor<96x64x1x1xf32>) -> tensor<1x96x16x16xf32>
+  return %c : tensor<1x96x16x16xf32>
+}
