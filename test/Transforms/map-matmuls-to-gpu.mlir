@@ -37,6 +37,30 @@ func.func @matmul(%a: memref<130x70xf32>, %b: memref<70x200xf32>, %c: memref<130
 
 // -----
 
+// An f32 reduction of at least 128 per workgroup (128 tiles: no split): the tiles hold units of
+// 4 neighbouring elements (vector<4xf32>, a unit of padding per k row),
+// each thread stores one unit per operand per step, built from 4 loads,
+// and reads one unit per 4 of its rows or columns per k (16 products).
+// CHECK-LABEL: func.func @units
+// CHECK-DAG: memref.alloc() : memref<16x17xvector<4xf32>, 3>
+// CHECK: vector.from_elements
+// CHECK: memref.store {{.*}} : memref<16x17xvector<4xf32>, 3>
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.load {{.*}} : memref<16x17xvector<4xf32>, 3>
+// CHECK-COUNT-4: vector.extract
+// CHECK: memref.load {{.*}} : memref<16x17xvector<4xf32>, 3>
+// CHECK-COUNT-4: vector.extract
+// CHECK-COUNT-16: arith.addf
+func.func @units(%a: memref<512x256xf32>, %b: memref<256x1024xf32>, %c: memref<512x1024xf32>) {
+  // expected-remark @below {{tiled matmul: 512x1024x256 in 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  linalg.matmul ins(%a, %b : memref<512x256xf32>, memref<256x1024xf32>) outs(%c : memref<512x1024xf32>)
+  return
+}
+
+// -----
+
 // Large outputs get 128x128 tiles, k steps of 8 and 8x8 blocks per thread;
 // f16 operands stay f16 in workgroup memory and the body's casts widen them.
 // CHECK-LABEL: func.func @large_f16

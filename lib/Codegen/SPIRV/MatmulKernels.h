@@ -329,17 +329,20 @@ private:
   }
   /// One thread's share of each k step's tile of an input: `count`
   /// elements of `group` from `start`, tile.k of the reduction, bound for
-  /// `shared[k][element]`; per copied element, its k and element in the
-  /// tile (the same every step).
+  /// `shared[k][unit]`, units of `width` neighbouring elements (a vector
+  /// when `width` > 1); per copied element, its k and element in the tile
+  /// (the same every step), and per unit its index.
   struct TileCopy {
     unsigned operand;
     const Group *group;
     int64_t count;
     Value start, shared;
-    SmallVector<Value> ks, elements;
+    SmallVector<Value> ks, elements, units;
+    int64_t width = 1;
   };
   TileCopy planTileCopy(OpBuilder &b, unsigned operand, const Group &group,
-                        int64_t count, Value start, Value shared);
+                        int64_t count, Value start, Value shared,
+                        int64_t width);
   /// Loads this thread's share of the k step from `kStart`; out-of-range
   /// elements are zero. Safe at any `kStart` (indices are clamped).
   SmallVector<Value> loadTile(OpBuilder &b, const TileCopy &copy, Value kStart);
