@@ -753,15 +753,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         return;
       }
       if (Value channelView = channelWords[st.operand]) {
-        auto [gIndex, gOk] =
-            clamp(ob, arith::AddIOp::create(ob, loc, start, row), *st.group);
-        auto [kIndex, kOk] = fx::clampIndex(
-            ob, loc, arith::AddIOp::create(ob, loc, k0, unitStart), kSize);
-        SmallVector<Value> loops = batchLoops;
-        setLoops(ob, *st.group, gIndex, loops);
-        setLoops(ob, view.reduction, kIndex, loops);
+        auto [loops, ok] = elementLoops(
+            ob, *st.group, arith::AddIOp::create(ob, loc, start, row),
+            arith::AddIOp::create(ob, loc, k0, unitStart));
         SmallVector<Value> at = indices(ob, st.operand, loops);
-        Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
         if (const std::optional<PaddedInput> &padded =
                 fusion.padded[st.operand])
           at = indicesInPaddedSource(ob, loc, *padded, at, ok);
@@ -829,14 +824,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
           Value along = arith::AddIOp::create(ob, loc, unitStart, cst(ob, e));
           Value g = st.alongK ? row : along;
           Value kk = st.alongK ? along : row;
-          auto [gIndex, gOk] =
-              clamp(ob, arith::AddIOp::create(ob, loc, start, g), *st.group);
-          auto [kIndex, kOk] = fx::clampIndex(
-              ob, loc, arith::AddIOp::create(ob, loc, k0, kk), kSize);
-          SmallVector<Value> loops = batchLoops;
-          setLoops(ob, *st.group, gIndex, loops);
-          setLoops(ob, view.reduction, kIndex, loops);
-          Value ok = arith::AndIOp::create(ob, loc, gOk, kOk);
+          auto [loops, ok] = elementLoops(
+              ob, *st.group, arith::AddIOp::create(ob, loc, start, g),
+              arith::AddIOp::create(ob, loc, k0, kk));
           Value value = loadGemmInput(ob, loc, op, fusion, st.operand,
                                       indices(ob, st.operand, loops), ok);
           finish(value, ok);

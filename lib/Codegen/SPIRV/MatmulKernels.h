@@ -307,6 +307,18 @@ private:
       return fx::clampIndex(b, loc, index, group.size());
     return fx::clampIndex(b, loc, index, counts.lookup(&group));
   }
+  /// The loops of element `g` of `group` (from the output's or operand's
+  /// start) at reduction position `k`, the batch's from batchLoops, each
+  /// index clamped into range; and whether both were in range.
+  std::pair<SmallVector<Value>, Value>
+  elementLoops(OpBuilder &b, const Group &group, Value g, Value k) {
+    auto [gIndex, gOk] = clamp(b, g, group);
+    auto [kIndex, kOk] = fx::clampIndex(b, loc, k, view.reduction.size());
+    SmallVector<Value> loops = batchLoops;
+    setLoops(b, group, gIndex, loops);
+    setLoops(b, view.reduction, kIndex, loops);
+    return {loops, arith::AndIOp::create(b, loc, gOk, kOk)};
+  }
   /// The size of `group` computed before the launch at `b` (a dynamic
   /// group's, from its loops' extents), recorded for clamp().
   Value hostCount(OpBuilder &b, const Group &group) {

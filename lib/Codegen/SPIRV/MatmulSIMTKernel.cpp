@@ -46,15 +46,9 @@ GemmKernelBuilder::loadTile(OpBuilder &b, const TileCopy &copy, Value kStart) {
   Type element = getElementTypeOrSelf(op->getOperand(copy.operand).getType());
   SmallVector<Value> values;
   for (auto [kk, g] : llvm::zip_equal(copy.ks, copy.elements)) {
-    auto [gIndex, gOk] =
-        clamp(b, arith::AddIOp::create(b, loc, copy.start, g), *copy.group);
-    auto [kIndex, kOk] =
-        fx::clampIndex(b, loc, arith::AddIOp::create(b, loc, kStart, kk),
-                       view.reduction.size());
-    SmallVector<Value> loops = batchLoops;
-    setLoops(b, *copy.group, gIndex, loops);
-    setLoops(b, view.reduction, kIndex, loops);
-    Value ok = arith::AndIOp::create(b, loc, gOk, kOk);
+    auto [loops, ok] = elementLoops(
+        b, *copy.group, arith::AddIOp::create(b, loc, copy.start, g),
+        arith::AddIOp::create(b, loc, kStart, kk));
     Value value = loadGemmInput(b, loc, op, fusion, copy.operand,
                                 indices(b, copy.operand, loops), ok);
     Value zeroValue = arith::ConstantOp::create(b, loc, b.getZeroAttr(element));
