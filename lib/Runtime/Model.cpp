@@ -352,35 +352,27 @@ static Result<std::vector<Tensor>> inPlaceTensors(Model::Impl &impl,
         "the model holds " + std::to_string(impl.variants.size()) +
         " compiled shapes; in-place inputs and outputs need a single one");
   Model::Impl::Variant &variant = impl.variants.front();
-  const FunctionSignature &sig = variant.signature;
-  std::vector<Tensor> tensors;
-  if (variant.vulkan) {
-    const std::vector<TensorSpec> &specs = inputs ? sig.inputs : sig.outputs;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      if (inputs && specs[i].parameter)
-        continue;
-      Result<Tensor> t =
-          inputs ? variant.vulkan->hostInput(i) : variant.vulkan->hostOutput(i);
-      if (!t.isOk())
-        return t.status();
-      tensors.push_back(t.take());
-    }
-    return tensors;
-  }
   std::optional<std::vector<Tensor>> &kept =
       inputs ? impl.cpuInputs : impl.cpuOutputs;
-  if (!kept) {
-    for (const TensorSpec &spec : inputs ? sig.inputs : sig.outputs) {
-      if (inputs && spec.parameter)
-        continue;
-      Result<Tensor> t = Tensor::tryAllocate(spec.dtype, spec.shape);
-      if (!t.isOk())
-        return t.status();
-      tensors.push_back(t.take());
-    }
-    kept = tensors;
+  if (!variant.vulkan && kept)
+    return *kept;
+  const FunctionSignature &sig = variant.signature;
+  const std::vector<TensorSpec> &specs = inputs ? sig.inputs : sig.outputs;
+  std::vector<Tensor> tensors;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (inputs && specs[i].parameter)
+      continue;
+    Result<Tensor> t = !variant.vulkan
+                           ? Tensor::tryAllocate(specs[i].dtype, specs[i].shape)
+                       : inputs ? variant.vulkan->hostInput(i)
+                                : variant.vulkan->hostOutput(i);
+    if (!t.isOk())
+      return t.status();
+    tensors.push_back(t.take());
   }
-  return *kept;
+  if (!variant.vulkan)
+    kept = tensors;
+  return tensors;
 }
 
 Result<std::vector<Tensor>> Model::inPlaceInputs() {

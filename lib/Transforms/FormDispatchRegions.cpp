@@ -480,12 +480,18 @@ struct RegionFormer : fx::DispatchRegionOptions {
   /// lone 16 -> 96 convolution at 112x112 took longer than the same one
   /// with batch norm and SiLU fused).
   bool isPackedLoneConvolution(Operation *op) const {
-    if (!isPackedConvolution(op))
+    return isPackedConvolution(op) &&
+           (!fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)) ||
+            isPackedPointwise(op));
+  }
+
+  /// Whether `op` is a 1x1 convolution over a packable filter that
+  /// fx-cpu-pack-convolutions packs (fx::packsPointwiseConvolution).
+  bool isPackedPointwise(Operation *op) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!isPackedConvolution(op) || !fx::isPointwiseConvolution(linalgOp))
       return false;
-    if (!fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)))
-      return true;
-    SmallVector<int64_t> ranges =
-        cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
     return fx::packsPointwiseConvolution(ranges[2], ranges[3], packedConvTileW);
   }
 
@@ -500,14 +506,22 @@ struct RegionFormer : fx::DispatchRegionOptions {
     auto fullTile = [&](int64_t size, int64_t tile) -> int64_t {
       return !ShapedType::isDynamic(size) && size % tile == 0 ? tile : 0;
     };
+    // A packed 1x1 convolution `conv` (isPackedPointwise), alone or with an
+    // epilogue: tiles of one whole row and a block of channels, the rest
+    // whole; marked for fx-cpu-pack-convolutions (the tiles' clones keep
+    // the mark).
+    auto packedPointwiseTile = [&](Operation *conv) {
+      conv->setAttr(fx::kPackPointwiseAttr, UnitAttr::get(conv->getContext()));
+      SmallVector<int64_t> sizes(rank, 0);
+      sizes[0] = sizes[2] = 1;
+      sizes[1] = fullTile(ranges[1], packedConvTileF);
+      return sizes;
+    };
     // A lone convolution over a packable filter: loops (n, f, oh, ow, c,
     // kh, kw), tiled like a convolution epilogue, the reduction whole.
     if (region.members.size() == 1 && isPackedLoneConvolution(region.root)) {
-      if (fx::isPointwiseConvolution(region.root)) {
-        region.root->setAttr(fx::kPackPointwiseAttr,
-                             UnitAttr::get(region.root->getContext()));
-        return {1, fullTile(ranges[1], packedConvTileF), 1, 0, 0, 0, 0};
-      }
+      if (isPackedPointwise(region.root))
+        return packedPointwiseTile(region.root);
       return {1, fullTile(ranges[1], packedConvTileF),
               1, fullTile(ranges[3], convTileW),
               0, 0,
@@ -533,15 +547,10 @@ struct RegionFormer : fx::DispatchRegionOptions {
       // 16 channels): all 49 pixels of a 7x7 image, 7 rows of 28.
       // Except on small images, where the filter is packed like a larger
       // window's (fx::packsPointwiseConvolution).
-      bool pointwise = fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op));
-      if (pointwise && isPackedConvolution(op) &&
-          fx::packsPointwiseConvolution(ranges[2], ranges[3],
-                                        packedConvTileW)) {
-        // The tiles' clones keep the mark fx-cpu-pack-convolutions reads.
-        op->setAttr(fx::kPackPointwiseAttr, UnitAttr::get(op->getContext()));
-        return {1, fullTile(ranges[1], packedConvTileF), 1, 0};
-      }
-      if (pointwise && !ShapedType::isDynamic(ranges[2]) &&
+      if (isPackedPointwise(op))
+        return packedPointwiseTile(op);
+      if (fx::isPointwiseConvolution(cast<linalg::LinalgOp>(op)) &&
+          !ShapedType::isDynamic(ranges[2]) &&
           !ShapedType::isDynamic(ranges[3])) {
         int64_t rows = 1;
         for (int64_t r = ranges[2]; r >= 1; --r)
