@@ -24,12 +24,21 @@
 // HIGH-NOT: memref.alloc
 // HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
 // HIGH: memref.load %[[XW]][%{{.*}}] : memref<262144xvector<4xi32>>
-// HIGH: scf.for
+// A matmul loads each k step two steps before it is staged: the loop takes
+// two k steps per iteration and carries the words (and their bounds
+// conditions) loaded in its second half into the next iteration; the
+// second half runs where k has a step left.
+// HIGH: scf.for %{{.*}} = %c0 to %c512 step %c32{{.*}} iter_args({{.*}}) -> ({{.*}}"COp">, vector<4xi32>, vector<4xi32>, i1,
+// HIGH: memref.load %[[XW]]
 // HIGH: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 3 : index} : memref<{{[0-9]+}}xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "AOp">
 // HIGH: gpu.subgroup_mma_load_matrix {{.*}} {leadDimension = 3 : index, transpose} : memref<{{[0-9]+}}xvector<4xi32>, 3> -> !gpu.mma_matrix<16x16xf16, "BOp">
 // HIGH-COUNT-3: gpu.subgroup_mma_compute
 // The next k step's words become fragments' units after the multiplies.
 // HIGH: arith.select %{{.*}} : vector<4xi1>, vector<4xi32>
+// HIGH: scf.if %{{.*}} -> ({{.*}}"COp">
+// HIGH: memref.load %[[XW]]
+// HIGH: gpu.subgroup_mma_compute
+// HIGH: } else {
 // HIGH-COUNT-4: gpu.subgroup_mma_store_matrix %{{.*}}, %[[BUF]][%{{.*}}] {leadDimension = 17 : index}
 // HIGH-NEXT: gpu.barrier
 // HIGH: memref.load %[[YW]][%{{.*}}] : memref<1048576xvector<4xi32>>

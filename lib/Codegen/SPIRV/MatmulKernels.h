@@ -415,6 +415,9 @@ struct CoopGemmConfig {
   int64_t subgroupsM = 2, subgroupsN = 2; // subgroups of the workgroup
   int64_t fragsM = 4, fragsN = 4;         // 16x16 fragments per subgroup
   int64_t k = 32;                         // k step staged per iteration
+  /// Each k step's units are loaded two steps before they are staged
+  /// (two steps per loop iteration), instead of one.
+  bool twoAhead = false;
   Precision precision = Precision::High;
   /// Operand fragments are bf16 (else f16).
   bool bf16 = true;
