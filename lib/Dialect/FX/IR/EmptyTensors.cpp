@@ -146,4 +146,5 @@ void FXDialect::getCanonicalizationPatterns(RewritePatternSet &patterns) const {
                EmptyContraction<MmOp>, EmptyContraction<BmmOp>,
                EmptyContraction<LinearOp>, EmptyContraction<AddmmOp>>(
       getContext());
+  populatePermuteMotionPatterns(patterns);
 }
