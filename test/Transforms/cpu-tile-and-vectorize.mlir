@@ -283,6 +283,13 @@ func.func @pointwise_one_pixel(%x: tensor<1x48x1x1xf32>, %w: tensor<64x48x1x1xf3
 // CHECK: vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
 // CHECK: tensor.extract_slice %{{.*}}[768, %[[N]]] [232, 256] [1, 1] : tensor<1000x1000xf32> to tensor<232x256xf32>
 // CHECK: tensor.extract_slice %{{.*}}[768, 768] [232, 232] [1, 1] : tensor<1000x1000xf32> to tensor<232x232xf32>
+// Every register tile is static, those of the last blocks too (their
+// tile sizes were left as min(232 - n, 32), and the tiles scalar).
+// RUN: fx-opt %s --fx-cpu-tile-and-vectorize="threads=1" --split-input-file | FileCheck %s --check-prefix=STATIC
+// STATIC-LABEL: func.func @cache_blocked
+// STATIC-NOT: linalg.matmul
+// STATIC-NOT: affine.min
+// STATIC-LABEL: func.func @short_k
 // With two threads, each blocks its half of the rows alike.
 // THREADS-LABEL: func.func @cache_blocked
 // THREADS: scf.forall
