@@ -15,3 +15,9 @@ func.func @softmax(%x: tensor<4096x4096xf32>) -> tensor<4096x4096xf32> {
   %0 = fx.softmax %x {dim = -1 : i64} : (tensor<4096x4096xf32>) -> tensor<4096x4096xf32>
   return %0 : tensor<4096x4096xf32>
 }
+// layer norm over the rows of a 4096x4096 f32 matrix (weight and bias of
+// 4096): 128 MiB of traffic.
+func.func @layer_norm(%x: tensor<4096x4096xf32>, %w: tensor<4096xf32>, %b: tensor<4096xf32>) -> tensor<4096x4096xf32> {
+  %0 = fx.layer_norm %x weight(%w) bias(%b) {normalized_shape = array<i64: 4096>} : (tensor<4096x4096xf32>, tensor<4096xf32>, tensor<4096xf32>) -> tensor<4096x4096xf32>
+  return %0 : tensor<4096x4096xf32>
+}

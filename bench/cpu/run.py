@@ -134,7 +134,7 @@ def main():
                     help="CPU level to compile for (repeat; default native)")
     ap.add_argument("--only", metavar="REGEX",
                     help="run only the workloads whose name matches (matmul_1024, "
-                         "conv1x1_1x320x7x7, chain4, softmax); the table and JSON "
+                         "conv1x1_1x320x7x7, chain4, softmax, layer_norm); the table and JSON "
                          "then hold those rows")
     args = ap.parse_args()
     wanted = lambda name: not args.only or re.search(args.only, name)
@@ -232,6 +232,20 @@ def main():
                    tmp, 1e-5, 1e-7, ["--num-threads", "1", "--cpu", level])
         data[f"softmax_{level}"] = r
         rows.append(("softmax 4096x4096 f32 (rows), 1 thread", level,
+                     f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
+                     f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
+                     f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))
+
+    lw = rng.standard_normal(4096).astype(np.float32)
+    lb = rng.standard_normal(4096).astype(np.float32)
+    mean = s64.mean(-1, keepdims=True)
+    var = ((s64 - mean) ** 2).mean(-1, keepdims=True)
+    ref = ((s64 - mean) / np.sqrt(var + 1e-5) * lw + lb).astype(np.float32)
+    for level in levels if wanted("layer_norm") else []:
+        r = run_fx(fx_run, "elementwise.mlir", "layer_norm", [s, lw, lb], ref, args.runs,
+                   tmp, 1e-4, 1e-5, ["--num-threads", "1", "--cpu", level])
+        data[f"layer_norm_{level}"] = r
+        rows.append(("layer norm 4096x4096 f32 (rows), 1 thread", level,
                      f"{r['median_ms']:.2f} ms ({bytes_moved / r['median_ms'] / 1e6:.1f} GB/s)",
                      f"bandwidth bound at {bw:.1f} GB/s: {bytes_moved / bw / 1e6:.2f} ms",
                      f"{bytes_moved / bw / 1e6 / r['median_ms']:.2f}x", r["correct"]))

@@ -230,6 +230,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFXCPUFillBordersInTiles());
   // Parallel chunks (scf.forall) become outlined bodies ...
   pm.addPass(createFXOutlineForall());
+  // Row normalizations fetch their next row while they compute this one.
+  pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());

@@ -240,6 +240,25 @@ def FXCPUVectorAccumulators : Pass<"fx-cpu-vector-accumulators",
                            "::mlir::vector::VectorDialect"];
 }
 
+def FXCPUPrefetchNextRows : Pass<"fx-cpu-prefetch-next-rows",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the next row where several loops walk a row";
+  let description = [{
+    On buffers, after bufferization: in an `scf.for` of step 1 over the rows
+    of a buffer (a `memref.subview` of a buffer defined outside the loop, of
+    size 1 in the dimension the induction variable indexes, at least 4 KiB),
+    whose body walks the row in two or more loops (a softmax's max, exp and
+    normalization) and computes a math function (an exp) per element in a
+    loop after the first, the last loop that reads the row also prefetches the
+    same columns of the next row (`memref.prefetch` beside each
+    `vector.transfer_read` of the row at constant zero indices of a subview
+    of it). The first pass over the next row then reads the cache while the
+    memory bus would otherwise idle during this row's computation.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
                                    "::mlir::func::FuncOp"> {
   let summary = "Fill a padded buffer's pad columns in its producer's tiles";
