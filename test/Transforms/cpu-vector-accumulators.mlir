@@ -1,18 +1,26 @@
 // RUN: fx-opt %s --split-input-file --fx-cpu-vector-accumulators | FileCheck %s
 
 // A row max carried as a scalar (the form loop-invariant-subset-hoisting
-// leaves): the loop carries a vector of 16 partial maxima, combined lane by
-// lane with arith.maximumf (the scalar it replaces is dropped), and one
-// reduction after the loop folds them into the initial value.
+// leaves): the loop carries vectors of 16 partial maxima, combined lane by
+// lane with arith.maximumf (the scalar it replaces is dropped), four of
+// them (256 iterations: four steps per iteration, each into an accumulator
+// of its own, so that no step waits for the one before); after the loop
+// the four combine and one reduction folds them into the initial value.
 // CHECK-LABEL: func.func @row_max
 // CHECK: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
-// CHECK: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[NEG]]) -> (vector<16xf32>)
-// CHECK: %[[V:.*]] = vector.transfer_read
+// CHECK: %[[LOOP:.*]]:4 = scf.for %[[I:.*]] = %c0 to %c4096 step %c64 iter_args(%[[A0:.*]] = %[[NEG]], %[[A1:.*]] = %[[NEG2:.*]], %[[A2:.*]] = %[[NEG2]], %[[A3:.*]] = %[[NEG2]]) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[V0:.*]] = vector.transfer_read %arg0[%[[I]]]
 // CHECK-NOT: vector.reduction
-// CHECK: %[[NEXT:.*]] = arith.maximumf %[[V]], %[[ACC]] : vector<16xf32>
-// CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[N0:.*]] = arith.maximumf %[[V0]], %[[A0]] : vector<16xf32>
+// CHECK: %[[N1:.*]] = arith.maximumf %{{.*}}, %[[A1]] : vector<16xf32>
+// CHECK: %[[N2:.*]] = arith.maximumf %{{.*}}, %[[A2]] : vector<16xf32>
+// CHECK: %[[N3:.*]] = arith.maximumf %{{.*}}, %[[A3]] : vector<16xf32>
+// CHECK: scf.yield %[[N0]], %[[N1]], %[[N2]], %[[N3]]
+// CHECK: %[[M01:.*]] = arith.maximumf %[[LOOP]]#0, %[[LOOP]]#1
+// CHECK: %[[M012:.*]] = arith.maximumf %[[M01]], %[[LOOP]]#2
+// CHECK: %[[ALL:.*]] = arith.maximumf %[[M012]], %[[LOOP]]#3
 // CHECK: %[[INIT:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
-// CHECK: %[[TOTAL:.*]] = vector.reduction <maximumf>, %[[LOOP]], %[[INIT]] : vector<16xf32> into f32
+// CHECK: %[[TOTAL:.*]] = vector.reduction <maximumf>, %[[ALL]], %[[INIT]] : vector<16xf32> into f32
 // CHECK: vector.broadcast %[[TOTAL]] : f32 to vector<1xf32>
 func.func @row_max(%row: memref<4096xf32>, %init: vector<1xf32>) -> vector<1xf32> {
   %c0 = arith.constant 0 : index
@@ -21,6 +29,27 @@ func.func @row_max(%row: memref<4096xf32>, %init: vector<1xf32>) -> vector<1xf32
   %pad = arith.constant 0.0 : f32
   %r = scf.for %i = %c0 to %c4096 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
     %v = vector.transfer_read %row[%i], %pad {in_bounds = [true]} : memref<4096xf32>, vector<16xf32>
+    %a = vector.extract %acc[0] : f32 from vector<1xf32>
+    %m = vector.reduction <maximumf>, %v, %a : vector<16xf32> into f32
+    %b = vector.broadcast %m : f32 to vector<1xf32>
+    scf.yield %b : vector<1xf32>
+  }
+  return %r : vector<1xf32>
+}
+
+// -----
+
+// 255 iterations, not a multiple of four: one accumulator.
+// CHECK-LABEL: func.func @odd_trip_count
+// CHECK: scf.for {{.*}} step %c16 iter_args(%{{.*}} = %{{.*}}) -> (vector<16xf32>)
+// CHECK: arith.maximumf
+func.func @odd_trip_count(%row: memref<4080xf32>, %init: vector<1xf32>) -> vector<1xf32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c4080 = arith.constant 4080 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c4080 step %c16 iter_args(%acc = %init) -> (vector<1xf32>) {
+    %v = vector.transfer_read %row[%i], %pad {in_bounds = [true]} : memref<4080xf32>, vector<16xf32>
     %a = vector.extract %acc[0] : f32 from vector<1xf32>
     %m = vector.reduction <maximumf>, %v, %a : vector<16xf32> into f32
     %b = vector.broadcast %m : f32 to vector<1xf32>

@@ -8,7 +8,12 @@
 // instructions. This pass carries a vector accumulator instead: the loop
 // combines each vector into it lane by lane (one `arith.maximumf` or
 // `arith.addf` on vectors), and one horizontal reduction after the loop
-// folds it into the scalar. Max and min give the same value in any order
+// folds it into the scalar. Where the trip count allows, the loop then
+// carries four accumulators, four steps per iteration (a single one is a
+// dependency chain: on one core of an AVX-512 Xeon, a 4096x4096 softmax
+// took 14.1-14.6 ms with one and 11.7-12.7 ms with four, a layer norm
+// 11.4-12.2 and 9.7-11.7; minima of 3 alternating rounds of 20 runs).
+// Max and min give the same value in any order
 // (NaN and signed zeros included); sums and products are reassociated, as
 // fx-cpu-tile-and-vectorize already lets LLVM do within a vector.
 //
@@ -26,8 +31,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUVECTORACCUMULATORS
@@ -149,6 +157,101 @@ struct CarryVectorAccumulator : OpRewritePattern<scf::ForOp> {
   }
 };
 
+/// Independent accumulators per loop (a multiple of the trip count): the
+/// vector accumulator is one dependency chain, a combine per iteration
+/// (a NaN-propagating max is a six-instruction chain on x86), so the loop
+/// ran at the chain's latency rather than at the loads' rate.
+constexpr int64_t kAccumulators = 4;
+
+/// The combining kind of `op` when it combines a loop's vector accumulator
+/// with one other value.
+std::optional<vector::CombiningKind> combiningKind(Operation *op) {
+  return llvm::TypeSwitch<Operation *, std::optional<vector::CombiningKind>>(op)
+      .Case([](arith::AddFOp) { return vector::CombiningKind::ADD; })
+      .Case([](arith::MulFOp) { return vector::CombiningKind::MUL; })
+      .Case([](arith::MaximumFOp) { return vector::CombiningKind::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return vector::CombiningKind::MINIMUMF; })
+      .Case([](arith::MaxNumFOp) { return vector::CombiningKind::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return vector::CombiningKind::MINNUMF; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// A loop whose one iteration argument is a vector accumulator (combined
+/// once per iteration with a value the body computes, without memory
+/// writes) runs kAccumulators iterations per step, each combining into an
+/// accumulator of its own, and combines them after the loop. Max and min
+/// give the same value in any order; sums and products are reassociated.
+void splitAccumulator(scf::ForOp loop) {
+  if (loop.getNumRegionIterArgs() != 1)
+    return;
+  BlockArgument acc = loop.getRegionIterArgs()[0];
+  auto type = dyn_cast<VectorType>(acc.getType());
+  if (!type || type.getRank() != 1 || !acc.hasOneUse())
+    return;
+  Operation *combine = *acc.getUsers().begin();
+  std::optional<vector::CombiningKind> kind = combiningKind(combine);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (!kind || combine->getNumResults() != 1 ||
+      yield.getOperand(0) != combine->getResult(0) ||
+      !combine->getResult(0).hasOneUse())
+    return;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0 || *ub <= *lb ||
+      ((*ub - *lb) / *step) % kAccumulators != 0 || (*ub - *lb) % *step != 0)
+    return;
+  bool writes =
+      loop.getBody()
+          ->walk([](Operation *op) {
+            auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+            if (op->getNumRegions() == 0 &&
+                (!effects || effects.hasEffect<MemoryEffects::Write>()))
+              return WalkResult::interrupt();
+            return WalkResult::advance();
+          })
+          .wasInterrupted();
+  if (writes)
+    return;
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value init = loop.getInitArgs()[0];
+  // The first accumulator starts from the loop's initial value, the
+  // others from the kind's neutral element.
+  Value neutral = arith::ConstantOp::create(
+      b, loc,
+      DenseElementsAttr::get(
+          type, b.getFloatAttr(type.getElementType(), *neutralOf(*kind))));
+  SmallVector<Value> inits = {init};
+  inits.append(kAccumulators - 1, neutral);
+  auto wide = scf::ForOp::create(
+      b, loc, loop.getLowerBound(), loop.getUpperBound(),
+      arith::ConstantIndexOp::create(b, loc, *step * kAccumulators), inits);
+  OpBuilder body = OpBuilder::atBlockBegin(wide.getBody());
+  SmallVector<Value> results;
+  for (int64_t k = 0; k < kAccumulators; ++k) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(),
+                k == 0
+                    ? Value(wide.getInductionVar())
+                    : arith::AddIOp::create(
+                          body, loc, wide.getInductionVar(),
+                          arith::ConstantIndexOp::create(body, loc, k * *step))
+                          .getResult());
+    mapping.map(acc, wide.getRegionIterArgs()[k]);
+    for (Operation &op : loop.getBody()->without_terminator())
+      body.clone(op, mapping);
+    results.push_back(mapping.lookup(combine->getResult(0)));
+  }
+  scf::YieldOp::create(body, loc, results);
+  b.setInsertionPointAfter(wide);
+  Value total = wide.getResult(0);
+  for (int64_t k = 1; k < kAccumulators; ++k)
+    total = vector::makeArithReduction(b, loc, *kind, total, wide.getResult(k));
+  loop.getResult(0).replaceAllUsesWith(total);
+  loop.erase();
+}
+
 struct VectorAccumulatorsPass
     : public fx::impl::FXCPUVectorAccumulatorsBase<VectorAccumulatorsPass> {
   void runOnOperation() override {
@@ -156,7 +259,11 @@ struct VectorAccumulatorsPass
     patterns.add<CarryVectorAccumulator>(&getContext());
     scf::ForOp::getCanonicalizationPatterns(patterns, &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      splitAccumulator(loop);
   }
 };
 

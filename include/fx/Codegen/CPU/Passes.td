@@ -233,8 +233,11 @@ def FXCPUVectorAccumulators : Pass<"fx-cpu-vector-accumulators",
     <kind>, %v, %acc`, `vector.broadcast` back to the yield) carries a vector
     of partial results instead, combined lane by lane with each vector
     (`arith.maximumf`, `arith.addf`, ...), and reduces it once after the loop.
-    For float add, mul, and the four max and min kinds. Max and min are
-    exact in any order; sums and products are reassociated.
+    For float add, mul, and the four max and min kinds. Where the loop's
+    trip count is a multiple of four, it then carries four such vectors,
+    four steps per iteration each combining into its own, so that no step
+    waits for the previous one's combine; they combine after the loop. Max
+    and min are exact in any order; sums and products are reassociated.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::vector::VectorDialect"];
