@@ -78,17 +78,6 @@ rowReads(scf::ForOp loop, Value row) {
   return reads;
 }
 
-/// Whether `op` (or an op nested in it) uses `value`.
-bool uses(Operation *op, Value value) {
-  return op
-      ->walk([&](Operation *inner) {
-        return llvm::is_contained(inner->getOperands(), value)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 void prefetchNextRow(scf::ForOp rows, memref::SubViewOp row) {
   Value iv = rows.getInductionVar();
   int64_t dim = rowDimension(row, iv);
@@ -100,7 +89,10 @@ void prefetchNextRow(scf::ForOp rows, memref::SubViewOp row) {
   // The loops over the row, in order; the last one prefetches.
   SmallVector<scf::ForOp> loops;
   for (Operation &op : *rows.getBody())
-    if (auto loop = dyn_cast<scf::ForOp>(op); loop && uses(loop, row))
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && llvm::any_of(row->getUsers(), [&](Operation *user) {
+          return loop->isAncestor(user);
+        }))
       loops.push_back(loop);
   if (loops.size() < 2)
     return;
@@ -155,8 +147,7 @@ struct PrefetchNextRowsPass
         return;
       for (Operation &op : *loop.getBody())
         if (auto view = dyn_cast<memref::SubViewOp>(op))
-          if (!loop->isAncestor(
-                  view.getSource().getParentBlock()->getParentOp()))
+          if (loop.isDefinedOutsideOfLoop(view.getSource()))
             rows.push_back({loop, view});
     });
     for (auto [loop, view] : rows)
