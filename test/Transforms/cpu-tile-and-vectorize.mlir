@@ -306,3 +306,18 @@ func.func @short_k(%a: tensor<64x64xf32>, %b: tensor<64x8192xf32>, %c: tensor<64
   %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x8192xf32>) outs(%c : tensor<64x8192xf32>) -> tensor<64x8192xf32>
   return %r : tensor<64x8192xf32>
 }
+
+// -----
+
+// A depthwise tile 14 columns wide is widened to one 16-lane register:
+// rows, accumulator and result are transferred out of bounds in their last
+// two lanes (masked loads and stores), so no row is assembled from pieces.
+// CHECK-LABEL: func.func @depthwise_widened(
+// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, false]} : tensor<16x14xf32>, vector<16x16xf32>
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} {in_bounds = [true, false]} : vector<16x16xf32>, tensor<16x14xf32>
+// CHECK-NOT: vector<14xf32>
+func.func @depthwise_widened(%x: tensor<1x16x3x16xf32>, %w: tensor<16x3x3xf32>, %o: tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32> {
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x3x16xf32>, tensor<16x3x3xf32>) outs(%o : tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32>
+  return %0 : tensor<1x16x1x14xf32>
+}

@@ -246,8 +246,16 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
 /// loop-invariant-subset-hoisting keeps it in registers across the window
 /// positions and channel steps. A strided convolution reads stride * W
 /// contiguous elements and keeps every stride-th lane.
+///
+/// A width that is not a whole number of registers (`registerLanes` f32)
+/// is widened: to the next power of two below one register (14 -> 16, 7 ->
+/// 8), to whole registers above it (28 -> 32), the extra lanes masked off
+/// in every read and write (zeros in, nothing out). LLVM assembled an
+/// unwidened vector<14xf32> row from three loads and two inserts, which
+/// made a 3x3 depthwise convolution of 14x14 images shuffle-bound.
 static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
-                                       linalg::LinalgOp conv) {
+                                       linalg::LinalgOp conv,
+                                       int64_t registerLanes) {
   Operation *op = conv.getOperation();
   bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op);
   bool maxPool = isa<linalg::PoolingNchwMaxOp>(op);
@@ -312,18 +320,26 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
     return tensor::ExtractOp::create(rewriter, loc, filterView, at);
   };
   Value indices[] = {zero, zero};
-  auto accType = VectorType::get({numF, width}, elementType);
-  auto rowType = VectorType::get({width}, elementType);
+  int64_t lanesWide = width;
+  if (registerLanes > 1 && width % registerLanes != 0)
+    lanesWide = width < registerLanes
+                    ? static_cast<int64_t>(llvm::PowerOf2Ceil(width))
+                    : llvm::alignTo(width, registerLanes);
+  bool widened = lanesWide != width;
+  auto accType = VectorType::get({numF, lanesWide}, elementType);
+  auto rowType = VectorType::get({lanesWide}, elementType);
+  // Out-of-bounds lanes of a transfer become masked loads and stores
+  // (vector-to-llvm materializes the masks).
   Value acc = vector::TransferReadOp::create(
       rewriter, loc, accType, outMatrix, indices, padding,
-      /*inBounds=*/ArrayRef<bool>{true, true});
-  int64_t readWidth = width * stride;
+      /*inBounds=*/ArrayRef<bool>{true, !widened});
+  int64_t readWidth = lanesWide * stride;
   bool readInBounds = readWidth <= inputType.getDimSize(3);
   Value rows = vector::TransferReadOp::create(
       rewriter, loc, VectorType::get({numC, readWidth}, elementType), inMatrix,
       indices, padding, ArrayRef<bool>{true, readInBounds});
   SmallVector<int64_t> lanes;
-  for (int64_t w = 0; w < width; ++w)
+  for (int64_t w = 0; w < lanesWide; ++w)
     lanes.push_back(w * stride);
   for (int64_t c = 0; c < numC; ++c) {
     Value row = vector::ExtractOp::create(rewriter, loc, rows, c);
@@ -359,7 +375,7 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   }
   Value written =
       vector::TransferWriteOp::create(rewriter, loc, acc, outMatrix, indices,
-                                      ArrayRef<bool>{true, true})
+                                      ArrayRef<bool>{true, !widened})
           .getResult();
   rewriter.replaceOp(conv, tensor::createCanonicalRankReducingInsertSliceOp(
                                rewriter, loc, written, output));
@@ -1024,7 +1040,8 @@ struct CPUTileAndVectorizePass
     // (dynamic partial tiles) stay loops.
     if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
             linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op)) {
-      (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op));
+      (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op),
+                              registerLanes);
       return;
     }
     if (std::optional<linalg::ContractionDimensions> dot =
