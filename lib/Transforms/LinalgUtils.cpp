@@ -169,6 +169,12 @@ fx::getStaticConvTypes(linalg::LinalgOp conv) {
   return StaticConvTypes{input, filter, output};
 }
 
+bool fx::isRowTiledDepthwise(Operation *op) {
+  auto conv = dyn_cast<linalg::DepthwiseConv2DNchwChwOp>(op);
+  return conv && llvm::all_of(conv.getDilations().getValues<int64_t>(),
+                              [](int64_t d) { return d == 1; });
+}
+
 bool fx::isPointwiseConvolution(linalg::LinalgOp op) {
   auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation());
   if (!conv)

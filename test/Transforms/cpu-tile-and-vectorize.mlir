@@ -309,15 +309,36 @@ func.func @short_k(%a: tensor<64x64xf32>, %b: tensor<64x8192xf32>, %c: tensor<64
 
 // -----
 
-// A depthwise tile 14 columns wide is widened to one 16-lane register:
-// rows, accumulator and result are transferred out of bounds in their last
-// two lanes (masked loads and stores), so no row is assembled from pieces.
-// CHECK-LABEL: func.func @depthwise_widened(
+// A depthwise convolution is tiled to 4 channels, 4 output rows and the
+// whole window (a remainder of 2 rows peeled). Each input row of a channel
+// is loaded once per window column, 14 columns widened to one 16-lane
+// register (its last two lanes out of bounds: masked loads and stores),
+// and feeds every output row whose window covers it: 6 rows x 3 columns x
+// 4 channels = 72 loads for 144 FMAs.
+// CHECK-LABEL: func.func @depthwise_rows(
+// CHECK: scf.for {{.*}} to %c8 step %c4
+// CHECK-COUNT-16: vector.transfer_read {{.*}} : tensor<1x4x4x14xf32>, vector<16xf32>
+// CHECK-COUNT-36: vector.broadcast {{.*}} : f32 to vector<16xf32>
+// CHECK: vector.transfer_read {{.*}} : tensor<1x4x6x16xf32>, vector<16xf32>
+// CHECK-NOT: vector<14xf32>
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x4x4x14xf32>
+// The peeled tile: 2 rows.
+// CHECK: vector.transfer_read {{.*}} : tensor<1x4x2x14xf32>, vector<16xf32>
+func.func @depthwise_rows(%x: tensor<1x8x8x16xf32>, %w: tensor<8x3x3xf32>, %o: tensor<1x8x6x14xf32>) -> tensor<1x8x6x14xf32> {
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x8x16xf32>, tensor<8x3x3xf32>) outs(%o : tensor<1x8x6x14xf32>) -> tensor<1x8x6x14xf32>
+  return %0 : tensor<1x8x6x14xf32>
+}
+
+// -----
+
+// With dilations, a depthwise tile is one row of 16 channels at one window
+// position, widened to whole registers too.
+// CHECK-LABEL: func.func @depthwise_dilated(
 // CHECK: vector.transfer_read {{.*}} {in_bounds = [true, false]} : tensor<16x14xf32>, vector<16x16xf32>
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: vector.transfer_write {{.*}} {in_bounds = [true, false]} : vector<16x16xf32>, tensor<16x14xf32>
-// CHECK-NOT: vector<14xf32>
-func.func @depthwise_widened(%x: tensor<1x16x3x16xf32>, %w: tensor<16x3x3xf32>, %o: tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32> {
-  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x3x16xf32>, tensor<16x3x3xf32>) outs(%o : tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32>
+func.func @depthwise_dilated(%x: tensor<1x16x5x18xf32>, %w: tensor<16x3x3xf32>, %o: tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32> {
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x5x18xf32>, tensor<16x3x3xf32>) outs(%o : tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32>
   return %0 : tensor<1x16x1x14xf32>
 }

@@ -77,22 +77,24 @@ func.func @conv_bias_relu(%x: tensor<1x8x6x16xf32>, %w: tensor<16x8x3x3xf32>, %b
 
 // -----
 
-// A depthwise convolution takes its epilogue the same way: 1x16x1x16 tiles
-// of (n, c, oh, ow), whose loops are (n, oh, ow, c) in the convolution.
+// A depthwise convolution takes its epilogue the same way, in tiles of
+// (n, c, oh, ow) whose loops are (n, oh, ow, c) in the convolution: 16
+// channels, 4 rows (the CPU's depthwise tiles) and whole rows of columns.
 // CHECK-LABEL: func.func @depthwise_bias_relu
 // CHECK: tensor.pad
-// CHECK: scf.for
-// CHECK: linalg.fill {{.*}} -> tensor<1x16x1x16xf32>
-// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x16x1x16xf32>
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x1x16xf32>, tensor<16xf32>)
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: scf.for {{.*}} to %c8 step %c4
+// CHECK: linalg.fill {{.*}} -> tensor<1x16x4x16xf32>
+// CHECK: linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x16x4x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16x4x16xf32>, tensor<16xf32>)
 // CHECK: arith.maximumf
 // REPORT: [[# @LINE+5]]:8: remark: dispatch region 0: root linalg.generic {arith.addf, arith.maximumf}, fused 2 producer(s)
 // REPORT: [[# @LINE+3]]:8: note: fused into dispatch region 0: linalg.depthwise_conv_2d_nchw_chw
 // REPORT: remark: 1 dispatch regions
-func.func @depthwise_bias_relu(%x: tensor<1x16x4x16xf32>, %w: tensor<16x1x3x3xf32>, %b: tensor<16xf32>) -> tensor<1x16x4x16xf32> {
-  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 16 : i64} : (tensor<1x16x4x16xf32>, tensor<16x1x3x3xf32>, tensor<16xf32>) -> tensor<1x16x4x16xf32>
-  %1 = fx.relu %0 : (tensor<1x16x4x16xf32>) -> tensor<1x16x4x16xf32>
-  return %1 : tensor<1x16x4x16xf32>
+func.func @depthwise_bias_relu(%x: tensor<1x32x8x16xf32>, %w: tensor<32x1x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x8x16xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 32 : i64} : (tensor<1x32x8x16xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<1x32x8x16xf32>
+  %1 = fx.relu %0 : (tensor<1x32x8x16xf32>) -> tensor<1x32x8x16xf32>
+  return %1 : tensor<1x32x8x16xf32>
 }
 
 // -----

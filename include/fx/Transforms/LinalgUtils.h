@@ -80,6 +80,22 @@ bool isPointwiseConvolution(linalg::LinalgOp op);
 bool packsPointwiseConvolution(int64_t height, int64_t width,
                                int64_t packedTileW);
 
+/// Output rows of the CPU's depthwise convolution tiles (of unit
+/// dilation): a few channels, this many rows and the whole window per tile,
+/// so that each input row loaded feeds the KH output rows whose window
+/// covers it (fx-cpu-tile-and-vectorize); dispatch regions tile such
+/// convolutions and their epilogues by whole multiples of it, with whole
+/// rows of columns. With 4, a 3x3 window loads 6 input rows per column
+/// offset for 36 FMAs.
+constexpr int64_t kDepthwiseTileRows = 4;
+
+/// Whether `op` is a depthwise NCHW convolution that the CPU tiles by
+/// kDepthwiseTileRows output rows: one of unit dilation. Per-loop minima
+/// on a 2-thread AVX-512 Xeon (4 rounds, alternated): the 17 depthwise
+/// convolutions of mobilenet_v2 1122 -> 842 us, the 16 of efficientnet_b0
+/// 2075 -> 1769 us.
+bool isRowTiledDepthwise(Operation *op);
+
 /// The mark of a pointwise convolution that fx-form-dispatch-regions tiled
 /// for fx-cpu-pack-convolutions (packsPointwiseConvolution).
 constexpr llvm::StringLiteral kPackPointwiseAttr = "fx.pack_pointwise";

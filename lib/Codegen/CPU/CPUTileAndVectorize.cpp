@@ -228,6 +228,20 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
   return false;
 }
 
+/// Lanes of the vectors of a tile `width` columns wide: `width` itself when
+/// it is a whole number of registers, else the next power of two below one
+/// register (14 -> 16, 7 -> 8) or whole registers above it (28 -> 32), the
+/// extra lanes transferred out of bounds (masked loads and stores). LLVM
+/// assembled an unwidened vector<14xf32> row from three loads and two
+/// inserts, which made a 3x3 depthwise convolution of 14x14 images
+/// shuffle-bound.
+static int64_t widenedLanes(int64_t width, int64_t registerLanes) {
+  if (registerLanes <= 1 || width % registerLanes == 0)
+    return width;
+  return width < registerLanes ? static_cast<int64_t>(llvm::PowerOf2Ceil(width))
+                               : llvm::alignTo(width, registerLanes);
+}
+
 /// Vectorizes a static convolution tile of one output row and one window
 /// position in NCHW order, with the output columns along the vector lanes:
 ///
@@ -246,13 +260,7 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
 /// loop-invariant-subset-hoisting keeps it in registers across the window
 /// positions and channel steps. A strided convolution reads stride * W
 /// contiguous elements and keeps every stride-th lane.
-///
-/// A width that is not a whole number of registers (`registerLanes` f32)
-/// is widened: to the next power of two below one register (14 -> 16, 7 ->
-/// 8), to whole registers above it (28 -> 32), the extra lanes masked off
-/// in every read and write (zeros in, nothing out). LLVM assembled an
-/// unwidened vector<14xf32> row from three loads and two inserts, which
-/// made a 3x3 depthwise convolution of 14x14 images shuffle-bound.
+/// Rows are widened to whole registers (widenedLanes).
 static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
                                        linalg::LinalgOp conv,
                                        int64_t registerLanes) {
@@ -320,11 +328,7 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
     return tensor::ExtractOp::create(rewriter, loc, filterView, at);
   };
   Value indices[] = {zero, zero};
-  int64_t lanesWide = width;
-  if (registerLanes > 1 && width % registerLanes != 0)
-    lanesWide = width < registerLanes
-                    ? static_cast<int64_t>(llvm::PowerOf2Ceil(width))
-                    : llvm::alignTo(width, registerLanes);
+  int64_t lanesWide = widenedLanes(width, registerLanes);
   bool widened = lanesWide != width;
   auto accType = VectorType::get({numF, lanesWide}, elementType);
   auto rowType = VectorType::get({lanesWide}, elementType);
@@ -379,6 +383,116 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
           .getResult();
   rewriter.replaceOp(conv, tensor::createCanonicalRankReducingInsertSliceOp(
                                rewriter, loc, written, output));
+  return success();
+}
+
+/// Vectorizes a static depthwise tile of a few channels, a few output rows
+/// and the whole window (chooseTileSizes): each input row of a channel is
+/// loaded once per window column (widened, see widenedLanes; a strided one
+/// keeps every stride-th lane) and feeds one FMA into every output row
+/// whose window covers it, with the KH x KW filter elements broadcast once
+/// per tile. One row and one window position per tile (vectorizeConvTile)
+/// took one input load and one filter broadcast per FMA. The FMAs keep each
+/// output element's order of window positions (kh, then kw), so results are
+/// the same bit for bit.
+static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
+                                            linalg::LinalgOp conv,
+                                            int64_t registerLanes) {
+  if (!isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation()) ||
+      !conv.hasPureTensorSemantics())
+    return failure();
+  Value input = conv.getDpsInputs()[0], filterValue = conv.getDpsInputs()[1];
+  Value output = conv.getDpsInits()[0];
+  auto inputType = dyn_cast<RankedTensorType>(input.getType());
+  auto filterType = dyn_cast<RankedTensorType>(filterValue.getType());
+  auto outputType = dyn_cast<RankedTensorType>(output.getType());
+  if (!inputType || !filterType || !outputType || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape() || !outputType.hasStaticShape())
+    return failure();
+  Type elementType = outputType.getElementType();
+  if (!elementType.isF32() || inputType.getElementType() != elementType ||
+      filterType.getElementType() != elementType)
+    return failure();
+  ArrayRef<int64_t> out = outputType.getShape();
+  ArrayRef<int64_t> window = filterType.getShape().take_back(2);
+  if (out[0] != 1)
+    return failure();
+  int64_t channels = out[1];
+  auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
+  if (!strides || !dilations ||
+      llvm::any_of(dilations.getValues<int64_t>(),
+                   [](int64_t d) { return d != 1; }))
+    return failure();
+  int64_t strideH = strides.getValues<int64_t>()[0];
+  int64_t strideW = strides.getValues<int64_t>()[1];
+  int64_t rows = out[2], width = out[3];
+  int64_t inRows = inputType.getDimSize(2), inWidth = inputType.getDimSize(3);
+  if (inRows < (rows - 1) * strideH + window[0])
+    return failure();
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  auto index = [&](int64_t i) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, i);
+  };
+  Value zero = index(0);
+  Value padding = arith::ConstantOp::create(rewriter, loc, elementType,
+                                            rewriter.getZeroAttr(elementType));
+  int64_t lanesWide = widenedLanes(width, registerLanes);
+  auto rowType = VectorType::get({lanesWide}, elementType);
+  bool widened = lanesWide != width;
+  // acc[c * rows + r]: channel c, output row r.
+  SmallVector<Value> acc;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t r = 0; r < rows; ++r)
+      acc.push_back(vector::TransferReadOp::create(
+          rewriter, loc, rowType, output,
+          ValueRange{zero, index(c), index(r), zero}, padding,
+          ArrayRef<bool>{!widened}));
+  int64_t taps = window[0] * window[1];
+  SmallVector<Value> weights;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t kh = 0; kh < window[0]; ++kh)
+      for (int64_t kw = 0; kw < window[1]; ++kw)
+        weights.push_back(vector::BroadcastOp::create(
+            rewriter, loc, rowType,
+            tensor::ExtractOp::create(
+                rewriter, loc, filterValue,
+                ValueRange{index(c), index(kh), index(kw)})));
+  int64_t readWidth = lanesWide * strideW;
+  auto readType = VectorType::get({readWidth}, elementType);
+  SmallVector<int64_t> lanes;
+  for (int64_t w = 0; w < lanesWide; ++w)
+    lanes.push_back(w * strideW);
+  for (int64_t ih = 0; ih < (rows - 1) * strideH + window[0]; ++ih) {
+    for (int64_t kw = 0; kw < window[1]; ++kw) {
+      for (int64_t c = 0; c < channels; ++c) {
+        Value row = vector::TransferReadOp::create(
+            rewriter, loc, readType, input,
+            ValueRange{zero, index(c), index(ih), index(kw)}, padding,
+            ArrayRef<bool>{kw + readWidth <= inWidth});
+        if (strideW != 1)
+          row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
+        for (int64_t r = 0; r < rows; ++r) {
+          int64_t kh = ih - r * strideH;
+          if (kh < 0 || kh >= window[0])
+            continue;
+          Value &sum = acc[c * rows + r];
+          sum = vector::FMAOp::create(
+              rewriter, loc, weights[c * taps + kh * window[1] + kw], row, sum);
+        }
+      }
+    }
+  }
+  Value result = output;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t r = 0; r < rows; ++r)
+      result = vector::TransferWriteOp::create(
+                   rewriter, loc, acc[c * rows + r], result,
+                   ValueRange{zero, index(c), index(r), zero},
+                   ArrayRef<bool>{!widened})
+                   .getResult();
+  rewriter.replaceOp(conv, result);
   return success();
 }
 
@@ -778,8 +892,17 @@ struct CPUTileAndVectorizePass
       return {
           1, convTileF, 1, convTileW, channelStep(op.getStaticLoopRanges()[4]),
           1, 1};
-    // A depthwise convolution: one output row, a block of channels and
-    // columns, one window position. Loops: (n, oh, ow, c, kh, kw).
+    // A depthwise convolution of unit dilation (fx::isRowTiledDepthwise):
+    // depthwise-tile-c channels, fx::kDepthwiseTileRows output rows, a
+    // block of columns and the whole window (vectorizeDepthwiseRows). With
+    // 4 channels of 4 rows, 16 independent FMA chains, as many as the
+    // one-row tiles of 16 channels had (one channel's 4 chains of 9 or 25
+    // dependent FMAs left the FMA units waiting on 7x7 and 14x14 images).
+    // Others, one
+    // output row, a block of channels and columns, one window position
+    // (vectorizeConvTile). Loops: (n, oh, ow, c, kh, kw).
+    if (fx::isRowTiledDepthwise(op))
+      return {1, fx::kDepthwiseTileRows, convTileW, depthwiseTileC, 0, 0};
     if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
       return {1, 1, convTileW, convTileF, 1, 1};
     // Max and sum pooling, likewise. Loops: (n, c, oh, ow, kh, kw).
@@ -997,6 +1120,10 @@ struct CPUTileAndVectorizePass
       if (nOutside == (m < n))
         options.setInterchange(order);
     }
+    // Depthwise tiles walk one channel's rows at a time (its rows stay in
+    // cache for the next row tile, which shares KH - stride of them).
+    if (fx::isRowTiledDepthwise(op))
+      options.setInterchange({0, 3, 1, 2, 4, 5});
     rewriter.setInsertionPoint(op);
     FailureOr<scf::SCFTilingResult> tiled =
         scf::tileUsingSCF(rewriter, tileable, options);
@@ -1040,6 +1167,9 @@ struct CPUTileAndVectorizePass
     // (dynamic partial tiles) stay loops.
     if (isa<linalg::Conv2DNchwFchwOp, linalg::DepthwiseConv2DNchwChwOp,
             linalg::PoolingNchwMaxOp, linalg::PoolingNchwSumOp>(op)) {
+      if (succeeded(vectorizeDepthwiseRows(rewriter, cast<linalg::LinalgOp>(op),
+                                           registerLanes)))
+        return;
       (void)vectorizeConvTile(rewriter, cast<linalg::LinalgOp>(op),
                               registerLanes);
       return;

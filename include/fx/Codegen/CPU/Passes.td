@@ -191,6 +191,9 @@ def FXCPUTileAndVectorize : Pass<"fx-cpu-tile-and-vectorize",
            "Output channels of a 2-d convolution tile">,
     Option<"convTileW", "conv-tile-w", "int64_t", /*default=*/"16",
            "Output columns of a 2-d convolution tile">,
+    Option<"depthwiseTileC", "depthwise-tile-c", "int64_t", /*default=*/"4",
+           "Channels of a depthwise convolution tile (of 4 output rows and "
+           "the whole window): 4 x this many accumulator registers">,
     Option<"packedConvTileW", "packed-conv-tile-w", "int64_t",
            /*default=*/"28",
            "Output columns of an fx.packed_conv tile (one accumulator "
