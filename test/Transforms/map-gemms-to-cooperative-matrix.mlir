@@ -243,6 +243,25 @@ func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %o
 
 // -----
 
+// Split 16 ways with 9 k steps each (resnet18's 3x3 convolutions of 256
+// channels at 14x14, 16 output tiles), a convolution loads each k step
+// two steps ahead like a matmul: the loop takes two k steps per iteration.
+// HIGH-LABEL: func.func @split_conv_two_ahead
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c4{{.*}}, {{.*}} = %c16)
+// HIGH: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args(
+// HIGH: scf.if
+// HIGH: gpu.subgroup_mma_compute
+func.func @split_conv_two_ahead(%in: memref<1x256x16x16xf32>, %w: memref<256x256x3x3xf32>, %out: memref<1x256x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<1x256x14x14xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 256x196x2304 on bf16x3 fragments, 64x64 tiles, k step 16, k split 16 ways}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<1x256x16x16xf32>, memref<256x256x3x3xf32>) outs(%out : memref<1x256x14x14xf32>)
+  return
+}
+
+// -----
+
 // A 7x7 output: its 49 columns per image do not run in multiples of four,
 // so four neighbouring columns may lie in two images; the results are
 // stored element by element, each under its own bounds check.

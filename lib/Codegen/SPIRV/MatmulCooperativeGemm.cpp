@@ -201,7 +201,17 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // ahead: with their implicit-GEMM index arithmetic, two steps took
   // resnet50 at batch 32 from 6.70 to 7.17 ms (3x3 and 1x1 convolutions
   // 3-24 us slower each), densenet121 at batch 16 from 4.87 to 5.28.
-  config.twoAhead = flatOperands;
+  // Except convolutions split 8 ways or more with at least 8 k steps per
+  // split (batch-1 3x3 convolutions of 14x14 and 7x7 images, 8 to 16
+  // output tiles), whose loads wait on memory: resnet18 at batch 1 0.437
+  // -> 0.414 ms (alternated in one call; its 3x3 convolutions of 256 and
+  // 512 channels 16-17 -> 16 us, and the first of each stage, whose
+  // filters come from memory rather than the L2 cache, 32 -> 23 us).
+  // Convolutions split fewer ways stay one step ahead: densenet121 at
+  // batch 16 (its 1x1 convolutions split 3 ways, 3x3 ones 6 ways) went
+  // from 4.90 to 5.00 ms with them two steps ahead.
+  config.twoAhead =
+      flatOperands || (config.splits >= 8 && config.kPerSplit >= 8 * config.k);
   return config;
 }
 
