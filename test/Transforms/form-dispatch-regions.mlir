@@ -111,6 +111,33 @@ func.func @depthwise_chunks(%x: tensor<1x144x8x16xf32>, %w: tensor<144x1x3x3xf32
 
 // -----
 
+// A 1x1 convolution with a residual add splits its 28 output rows between
+// 2 threads rather than its 2 tiles of 16 channels: every chunk reads the
+// filter whole (24 KiB), the images (the input's 192 channels, the
+// residual) only in part, and the rows stay on the core that wrote them.
+// THREADS-LABEL: func.func @pointwise_rows
+// THREADS: scf.forall (%{{.*}}) = (0) to (28) step (14)
+// THREADS: scf.for %{{.*}} = %c0 to %c32 step %c16
+func.func @pointwise_rows(%x: tensor<1x192x28x28xf32>, %r: tensor<1x32x28x28xf32>, %w: tensor<32x192x1x1xf32>, %b: tensor<32xf32>) -> tensor<1x32x28x28xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x192x28x28xf32>, tensor<32x192x1x1xf32>, tensor<32xf32>) -> tensor<1x32x28x28xf32>
+  %1 = fx.add %r, %0 : (tensor<1x32x28x28xf32>, tensor<1x32x28x28xf32>) -> tensor<1x32x28x28xf32>
+  return %1 : tensor<1x32x28x28xf32>
+}
+
+// -----
+
+// A filter larger than the image (64 KiB against 49 KiB) keeps the split
+// by output channels: split by rows, every thread would read it whole.
+// THREADS-LABEL: func.func @large_filter_channels
+// THREADS: scf.forall (%{{.*}}) = (0) to (1024) step (512)
+func.func @large_filter_channels(%x: tensor<1x16x28x28xf32>, %w: tensor<1024x16x1x1xf32>, %b: tensor<1024xf32>) -> tensor<1x1024x28x28xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x16x28x28xf32>, tensor<1024x16x1x1xf32>, tensor<1024xf32>) -> tensor<1x1024x28x28xf32>
+  %1 = fx.relu %0 : (tensor<1x1024x28x28xf32>) -> tensor<1x1024x28x28xf32>
+  return %1 : tensor<1x1024x28x28xf32>
+}
+
+// -----
+
 // A producer with a use outside the region is not fused (it would be
 // computed twice): exp feeds both the softmax and a sum. The zero fill that
 // both sums start from (merged by CSE) is cheap: it is recomputed instead.
