@@ -228,6 +228,26 @@ static bool reducesUniformValue(linalg::LinalgOp op) {
   return false;
 }
 
+/// The operand types of a convolution tile on tensors whose input, filter
+/// and output are all static f32 tensors (the tiles the vectorizers below
+/// take), or failure.
+struct ConvTileTypes {
+  RankedTensorType input, filter, output;
+};
+static FailureOr<ConvTileTypes> staticF32ConvTile(linalg::LinalgOp conv) {
+  if (!conv.hasPureTensorSemantics() || conv.getNumDpsInputs() != 2 ||
+      conv.getNumDpsInits() != 1)
+    return failure();
+  ConvTileTypes types{
+      dyn_cast<RankedTensorType>(conv.getDpsInputs()[0].getType()),
+      dyn_cast<RankedTensorType>(conv.getDpsInputs()[1].getType()),
+      dyn_cast<RankedTensorType>(conv.getDpsInits()[0].getType())};
+  for (RankedTensorType type : {types.input, types.filter, types.output})
+    if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+      return failure();
+  return types;
+}
+
 /// Lanes of the vectors of a tile `width` columns wide: `width` itself when
 /// it is a whole number of registers, else the next power of two below one
 /// register (14 -> 16, 7 -> 8) or whole registers above it (28 -> 32), the
@@ -271,25 +291,19 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
   bool pooling = maxPool || sumPool;
   if (!depthwise && !pooling && !isa<linalg::Conv2DNchwFchwOp>(op))
     return failure();
-  if (!conv.hasPureTensorSemantics())
+  FailureOr<ConvTileTypes> types = staticF32ConvTile(conv);
+  if (failed(types))
     return failure();
   Value input = conv.getDpsInputs()[0], filterValue = conv.getDpsInputs()[1];
   Value output = conv.getDpsInits()[0];
-  auto inputType = dyn_cast<RankedTensorType>(input.getType());
-  auto filterType = dyn_cast<RankedTensorType>(filterValue.getType());
-  auto outputType = dyn_cast<RankedTensorType>(output.getType());
-  if (!inputType || !filterType || !outputType || !inputType.hasStaticShape() ||
-      !filterType.hasStaticShape() || !outputType.hasStaticShape())
-    return failure();
+  RankedTensorType inputType = types->input, filterType = types->filter,
+                   outputType = types->output;
   ArrayRef<int64_t> out = outputType.getShape();
   ArrayRef<int64_t> filter = filterType.getShape();
   if (out[0] != 1 || out[2] != 1 ||
       filter.take_back(2) != ArrayRef<int64_t>{1, 1})
     return failure();
   Type elementType = outputType.getElementType();
-  if (!elementType.isF32() || inputType.getElementType() != elementType ||
-      filterType.getElementType() != elementType)
-    return failure();
   int64_t numF = out[1], width = out[3];
   int64_t numC = depthwise || pooling ? numF : filter[1];
   auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
@@ -398,21 +412,16 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
 static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
                                             linalg::LinalgOp conv,
                                             int64_t registerLanes) {
-  if (!isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation()) ||
-      !conv.hasPureTensorSemantics())
+  if (!isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation()))
+    return failure();
+  FailureOr<ConvTileTypes> types = staticF32ConvTile(conv);
+  if (failed(types))
     return failure();
   Value input = conv.getDpsInputs()[0], filterValue = conv.getDpsInputs()[1];
   Value output = conv.getDpsInits()[0];
-  auto inputType = dyn_cast<RankedTensorType>(input.getType());
-  auto filterType = dyn_cast<RankedTensorType>(filterValue.getType());
-  auto outputType = dyn_cast<RankedTensorType>(output.getType());
-  if (!inputType || !filterType || !outputType || !inputType.hasStaticShape() ||
-      !filterType.hasStaticShape() || !outputType.hasStaticShape())
-    return failure();
+  RankedTensorType inputType = types->input, filterType = types->filter,
+                   outputType = types->output;
   Type elementType = outputType.getElementType();
-  if (!elementType.isF32() || inputType.getElementType() != elementType ||
-      filterType.getElementType() != elementType)
-    return failure();
   ArrayRef<int64_t> out = outputType.getShape();
   ArrayRef<int64_t> window = filterType.getShape().take_back(2);
   if (out[0] != 1)
