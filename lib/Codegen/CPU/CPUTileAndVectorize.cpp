@@ -412,7 +412,8 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
 static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
                                             linalg::LinalgOp conv,
                                             int64_t registerLanes) {
-  if (!isa<linalg::DepthwiseConv2DNchwChwOp>(conv.getOperation()))
+  // The tiles chooseTileSizes gives the whole window (unit dilation).
+  if (!fx::isRowTiledDepthwise(conv))
     return failure();
   FailureOr<ConvTileTypes> types = staticF32ConvTile(conv);
   if (failed(types))
@@ -428,10 +429,7 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
     return failure();
   int64_t channels = out[1];
   auto strides = conv->getAttrOfType<DenseIntElementsAttr>("strides");
-  auto dilations = conv->getAttrOfType<DenseIntElementsAttr>("dilations");
-  if (!strides || !dilations ||
-      llvm::any_of(dilations.getValues<int64_t>(),
-                   [](int64_t d) { return d != 1; }))
+  if (!strides)
     return failure();
   int64_t strideH = strides.getValues<int64_t>()[0];
   int64_t strideW = strides.getValues<int64_t>()[1];
@@ -907,9 +905,8 @@ struct CPUTileAndVectorizePass
     // 4 channels of 4 rows, 16 independent FMA chains, as many as the
     // one-row tiles of 16 channels had (one channel's 4 chains of 9 or 25
     // dependent FMAs left the FMA units waiting on 7x7 and 14x14 images).
-    // Others, one
-    // output row, a block of channels and columns, one window position
-    // (vectorizeConvTile). Loops: (n, oh, ow, c, kh, kw).
+    // Others, one output row, a block of channels and columns, one window
+    // position (vectorizeConvTile). Loops: (n, oh, ow, c, kh, kw).
     if (fx::isRowTiledDepthwise(op))
       return {1, fx::kDepthwiseTileRows, convTileW, depthwiseTileC, 0, 0};
     if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()))
@@ -1129,8 +1126,9 @@ struct CPUTileAndVectorizePass
       if (nOutside == (m < n))
         options.setInterchange(order);
     }
-    // Depthwise tiles walk one channel's rows at a time (its rows stay in
-    // cache for the next row tile, which shares KH - stride of them).
+    // Depthwise tiles walk one block of channels' rows at a time (their
+    // rows stay in cache for the next row tile, which shares KH - stride
+    // of them).
     if (fx::isRowTiledDepthwise(op))
       options.setInterchange({0, 3, 1, 2, 4, 5});
     rewriter.setInsertionPoint(op);
