@@ -332,6 +332,23 @@ func.func @depthwise_rows(%x: tensor<1x8x8x16xf32>, %w: tensor<8x3x3xf32>, %o: t
 
 // -----
 
+// A lone depthwise convolution with two threads is split by channels, as
+// dispatch regions split those with an epilogue: split by its 7 output
+// rows (4 + 3), the 3-row chunk had a dynamic size and stayed scalar. Each
+// chunk is 64 channels of static 4-row tiles, the 3-row remainder peeled.
+// THREADS-LABEL: func.func @depthwise_lone_channels(
+// THREADS: scf.forall (%{{.*}}) = (0) to (128) step (64)
+// THREADS-NOT: tensor<1x?x
+// THREADS: vector.transfer_read {{.*}} : tensor<1x4x4x7xf32>, vector<8xf32>
+// THREADS: vector.fma {{.*}} : vector<8xf32>
+// THREADS: vector.transfer_read {{.*}} : tensor<1x4x3x7xf32>, vector<8xf32>
+func.func @depthwise_lone_channels(%x: tensor<1x128x13x13xf32>, %w: tensor<128x7x7xf32>, %o: tensor<1x128x7x7xf32>) -> tensor<1x128x7x7xf32> {
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x128x13x13xf32>, tensor<128x7x7xf32>) outs(%o : tensor<1x128x7x7xf32>) -> tensor<1x128x7x7xf32>
+  return %0 : tensor<1x128x7x7xf32>
+}
+
+// -----
+
 // With dilations, a depthwise tile is one row of 16 channels at one window
 // position, widened to whole registers too.
 // CHECK-LABEL: func.func @depthwise_dilated(
