@@ -111,6 +111,33 @@ func.func @depthwise_chunks(%x: tensor<1x144x8x16xf32>, %w: tensor<144x1x3x3xf32
 
 // -----
 
+// A depthwise convolution with an epilogue splits its rows too (4 tiles of
+// 4 rows: 2 chunks of 8), not its 2 tiles of 16 channels: the 1x1
+// convolutions around it split rows, which then stay on one core.
+// THREADS-LABEL: func.func @depthwise_rows_split
+// THREADS: scf.forall (%{{.*}}) = (0) to (16) step (8)
+// THREADS: scf.for %{{.*}} = %c0 to %c32 step %c16
+func.func @depthwise_rows_split(%x: tensor<1x32x16x16xf32>, %w: tensor<32x1x3x3xf32>, %b: tensor<32xf32>) -> tensor<1x32x16x16xf32> {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 32 : i64} : (tensor<1x32x16x16xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %1 = fx.relu %0 : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  return %1 : tensor<1x32x16x16xf32>
+}
+
+// -----
+
+// Unless a reduction over the image reads its result (a squeeze-and-
+// excitation mean): then each core's chunk of channels is whole for it.
+// THREADS-LABEL: func.func @depthwise_mean_channels
+// THREADS: scf.forall (%{{.*}}) = (0) to (32) step (16)
+func.func @depthwise_mean_channels(%x: tensor<1x32x16x16xf32>, %w: tensor<32x1x3x3xf32>, %b: tensor<32xf32>) -> (tensor<1x32x16x16xf32>, tensor<1x32xf32>) {
+  %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 32 : i64} : (tensor<1x32x16x16xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<1x32x16x16xf32>
+  %1 = fx.relu %0 : (tensor<1x32x16x16xf32>) -> tensor<1x32x16x16xf32>
+  %2 = fx.mean %1 {dim = array<i64: 2, 3>} : (tensor<1x32x16x16xf32>) -> tensor<1x32xf32>
+  return %1, %2 : tensor<1x32x16x16xf32>, tensor<1x32xf32>
+}
+
+// -----
+
 // A 1x1 convolution with a residual add splits its 28 output rows between
 // 2 threads rather than its 2 tiles of 16 channels: every chunk reads the
 // filter whole (24 KiB), the images (the input's 192 channels, the
