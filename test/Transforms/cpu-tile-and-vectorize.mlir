@@ -332,6 +332,44 @@ func.func @depthwise_rows(%x: tensor<1x8x8x16xf32>, %w: tensor<8x3x3xf32>, %o: t
 
 // -----
 
+// An elementwise op whose innermost dimension is a unit one (a
+// squeeze-and-excitation gate [1, C, 1, 1]) loses its unit dimensions and
+// runs along the channels: two vectors of 16, not one masked vector per
+// channel.
+// CHECK-LABEL: func.func @unit_inner_gate(
+// CHECK: tensor.collapse_shape {{.*}} into tensor<32xf32>
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: arith.negf {{.*}} : vector<16xf32>
+// CHECK-NOT: vector<1x1x1x16xf32>
+func.func @unit_inner_gate(%x: tensor<1x32x1x1xf32>, %e: tensor<1x32x1x1xf32>) -> tensor<1x32x1x1xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x : tensor<1x32x1x1xf32>) outs(%e : tensor<1x32x1x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.negf %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x32x1x1xf32>
+  return %0 : tensor<1x32x1x1xf32>
+}
+
+// -----
+
+// A sum over a 7x7 image per channel (a squeeze-and-excitation mean) sums
+// each channel's 49 contiguous elements as one row: 3 whole vectors and a
+// masked one, not 7 masked rows of 7.
+// CHECK-LABEL: func.func @small_image_sum(
+// CHECK: tensor.collapse_shape {{.*}} into tensor<8x49xf32>
+// CHECK: scf.for {{.*}} to %c49 step %c16
+// CHECK-NOT: vector<1x1x16xf32>
+func.func @small_image_sum(%x: tensor<1x8x7x7xf32>, %init: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%x : tensor<1x8x7x7xf32>) outs(%init : tensor<1x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.addf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x8xf32>
+  return %0 : tensor<1x8xf32>
+}
+
+// -----
+
 // A lone depthwise convolution with two threads is split by channels, as
 // dispatch regions split those with an epilogue: split by its 7 output
 // rows (4 + 3), the 3-row chunk had a dynamic size and stayed scalar. Each
