@@ -1178,6 +1178,40 @@ void transposeRowMajorWeights(func::FuncOp func, int64_t dotMinK,
   }
 }
 
+/// Padded function arguments (a CNN's image before its stem convolution)
+/// are copied by a linalg.copy into an empty tensor first: fx-pad-in-place
+/// then has that copy write the padded buffer's interior, and the CPU
+/// tiling splits it between threads and vectorizes it. Without a producer
+/// the pad bufferized to a serial fill of the whole padded buffer and a
+/// serial copy of the argument into it: about 100 us before the first
+/// parallel loop of resnet18, mobilenet_v2 and efficientnet_b0 on an
+/// AVX-512 Xeon (2% of mobilenet_v2's time; with the copy, 40-60 us less).
+/// Only arguments large enough to split between threads (`minElements`,
+/// parallel-min-work): a small one's serial copy costs less than a loop.
+void copyPaddedArguments(func::FuncOp func, int64_t minElements) {
+  SmallVector<tensor::PadOp> pads;
+  func.walk([&](tensor::PadOp pad) {
+    auto arg = dyn_cast<BlockArgument>(pad.getSource());
+    if (arg && arg.getOwner()->isEntryBlock() &&
+        arg.getOwner()->getParentOp() == func.getOperation() &&
+        pad.getSourceType().hasStaticShape() &&
+        pad.getSourceType().getNumElements() >= minElements &&
+        pad.getConstantPaddingValue())
+      pads.push_back(pad);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (tensor::PadOp pad : pads) {
+    rewriter.setInsertionPoint(pad);
+    RankedTensorType type = pad.getSourceType();
+    Value empty = tensor::EmptyOp::create(
+        rewriter, pad.getLoc(), type.getShape(), type.getElementType());
+    Value copy =
+        linalg::CopyOp::create(rewriter, pad.getLoc(), pad.getSource(), empty)
+            ->getResult(0);
+    rewriter.modifyOpInPlace(pad, [&] { pad.getSourceMutable().set(copy); });
+  }
+}
+
 /// fx-form-dispatch-regions: the CPU's regions.
 struct FormDispatchRegionsPass
     : public fx::impl::FXFormDispatchRegionsBase<FormDispatchRegionsPass> {
@@ -1186,6 +1220,7 @@ struct FormDispatchRegionsPass
     if (fuse)
       transposeRowMajorWeights(getOperation(), dotMinK,
                                transposePreparedWeights);
+    copyPaddedArguments(getOperation(), parallelMinWork);
     fx::DispatchRegionOptions options;
     options.threads = threads;
     options.parallelMinWork = parallelMinWork;

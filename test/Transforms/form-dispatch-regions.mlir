@@ -81,6 +81,7 @@ func.func @conv_bias_relu(%x: tensor<1x8x6x16xf32>, %w: tensor<16x8x3x3xf32>, %b
 // (n, c, oh, ow) whose loops are (n, oh, ow, c) in the convolution: 16
 // channels, 4 rows (the CPU's depthwise tiles) and whole rows of columns.
 // CHECK-LABEL: func.func @depthwise_bias_relu
+// CHECK-NOT: linalg.copy
 // CHECK: tensor.pad
 // CHECK: scf.for {{.*}} to %c32 step %c16
 // CHECK: scf.for {{.*}} to %c8 step %c4
@@ -95,6 +96,21 @@ func.func @depthwise_bias_relu(%x: tensor<1x32x8x16xf32>, %w: tensor<32x1x3x3xf3
   %0 = fx.convolution %x, %w, %b {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, groups = 32 : i64} : (tensor<1x32x8x16xf32>, tensor<32x1x3x3xf32>, tensor<32xf32>) -> tensor<1x32x8x16xf32>
   %1 = fx.relu %0 : (tensor<1x32x8x16xf32>) -> tensor<1x32x8x16xf32>
   return %1 : tensor<1x32x8x16xf32>
+}
+
+// -----
+
+// A padded function argument large enough to split between threads (an
+// image before a stem convolution) is copied by a linalg.copy, which
+// fx-pad-in-place then has write the padded buffer's interior: a loop the
+// CPU tiling splits and vectorizes instead of a serial copy. A small one
+// (the depthwise input above) is padded as it is.
+// CHECK-LABEL: func.func @padded_argument_copy
+// CHECK: %[[COPY:.*]] = linalg.copy {{.*}}ins(%arg0 : tensor<1x3x160x160xf32>)
+// CHECK: tensor.pad %[[COPY]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+func.func @padded_argument_copy(%x: tensor<1x3x160x160xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x160x160xf32> {
+  %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x3x160x160xf32>, tensor<8x3x3x3xf32>) -> tensor<1x8x160x160xf32>
+  return %0 : tensor<1x8x160x160xf32>
 }
 
 // -----
