@@ -995,16 +995,6 @@ struct RegionFormer : fx::DispatchRegionOptions {
     // 2 threads, alternated: 5166 -> 4614 us in a slow phase of the host
     // (its projections at 28x28 102-138 -> 68-87 us), the same (4.18 ms)
     // in a fast one.
-    auto pointwiseRows = [&]() {
-      auto conv = dyn_cast_if_present<linalg::Conv2DNchwFchwOp>(region.heavy);
-      if (!conv || region.heavy == region.root.getOperation() ||
-          ranges.size() != 4 || !fx::isPointwiseConvolution(conv))
-        return false;
-      // The convolution's loops (n, f, oh, ow, ...): oh must be the root's
-      // row dimension.
-      SmallVector<int64_t> dims = region.members.lookup(region.heavy);
-      return dims.size() > 2 && dims[2] == 2;
-    };
     // A depthwise convolution's region likewise, so that the rows of the
     // 1x1 convolutions around it stay on the core that computed them:
     // mobilenet_v2 on 2 threads of the Xeon, wall medians of 200 runs
@@ -1012,31 +1002,36 @@ struct RegionFormer : fx::DispatchRegionOptions {
     // reduction over the image reads its result: split so,
     // efficientnet_b0 was 6% slower (its squeeze-and-excitation means
     // then read every row from both cores' caches).
-    auto depthwiseRows = [&]() {
-      auto conv =
-          dyn_cast_if_present<linalg::DepthwiseConv2DNchwChwOp>(region.heavy);
-      if (!conv || region.heavy == region.root.getOperation() ||
-          ranges.size() != 4 || !fx::isRowTiledDepthwise(conv))
+    std::function<bool(Value)> readByReduction = [&](Value value) {
+      return llvm::any_of(value.getUsers(), [&](Operation *user) {
+        if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
+          return readByReduction(user->getResult(0));
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
+        return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
+               !isHeavy(linalgOp);
+      });
+    };
+    auto rowSplitConvolution = [&]() {
+      Operation *heavy = region.heavy;
+      if (!heavy || heavy == region.root.getOperation() || ranges.size() != 4)
         return false;
-      // The convolution's loops (n, oh, ow, c, ...): oh must be the root's
-      // row dimension.
-      SmallVector<int64_t> dims = region.members.lookup(region.heavy);
-      if (dims.size() < 2 || dims[1] != 2)
+      // The convolution's loop of output rows: (n, f, oh, ow, ...) of a 1x1
+      // convolution, (n, oh, ow, c, ...) of a depthwise one.
+      int64_t rowLoop;
+      if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(heavy);
+          conv && fx::isPointwiseConvolution(conv))
+        rowLoop = 2;
+      else if (fx::isRowTiledDepthwise(heavy) &&
+               llvm::none_of(region.root->getResults(), readByReduction))
+        rowLoop = 1;
+      else
         return false;
-      std::function<bool(Value)> readByReduction = [&](Value value) {
-        return llvm::any_of(value.getUsers(), [&](Operation *user) {
-          if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user))
-            return readByReduction(user->getResult(0));
-          auto linalgOp = dyn_cast<linalg::LinalgOp>(user);
-          return linalgOp && linalgOp.getNumReductionLoops() > 0 &&
-                 !isHeavy(linalgOp);
-        });
-      };
-      return llvm::none_of(region.root->getResults(), readByReduction);
+      // It must be the root's row dimension.
+      SmallVector<int64_t> dims = region.members.lookup(heavy);
+      return static_cast<int64_t>(dims.size()) > rowLoop && dims[rowLoop] == 2;
     };
     if (chunkDim >= 0 && chunkDim != 2 && inner.size() == 4 && inner[2] != 0 &&
-        !ShapedType::isDynamic(ranges[2]) &&
-        (pointwiseRows() || depthwiseRows())) {
+        !ShapedType::isDynamic(ranges[2]) && rowSplitConvolution()) {
       int64_t rowTiles = ranges[2] / inner[2];
       auto [whole, part] = chunkReadBytes(region, members, 2);
       if (rowTiles >= numThreads && balance(rowTiles) >= balance(chunkTiles) &&

@@ -1043,8 +1043,9 @@ struct CPUTileAndVectorizePass
   /// further (the chunk's op, or `op` itself).
   linalg::LinalgOp distribute(IRRewriter &rewriter, linalg::LinalgOp op) {
     int64_t numThreads = fx::resolveThreadCount(threads);
+    SmallVector<int64_t> tileSizes = chooseTileSizes(op);
     // Ops inside a dispatch region's loops are already a thread's share.
-    if (numThreads < 2 || chooseTileSizes(op).empty() || isPackedConv(op) ||
+    if (numThreads < 2 || tileSizes.empty() || isPackedConv(op) ||
         op->getParentOfType<scf::ForallOp>() ||
         op->getParentOfType<scf::ForOp>())
       return op;
@@ -1074,7 +1075,6 @@ struct CPUTileAndVectorizePass
     // depthwise 7x7 of 768 channels at 7x7 (its bias add fused into the
     // layer norm after it) took 450 us instead of 80 on an AVX-512 Xeon
     // with 2 threads.
-    SmallVector<int64_t> tileSizes = chooseTileSizes(op);
     if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation()) &&
         !ShapedType::isDynamic(ranges[3]) &&
         ranges[3] >= numThreads * std::max<int64_t>(tileSizes[3], 1))
