@@ -1,31 +1,35 @@
 // RUN: fx-opt %s --fx-cpu-fill-borders-in-tiles --split-input-file | FileCheck %s
 
-// A padded buffer: its top and bottom rows filled once, its pad columns by
-// each tile of whole rows (two rows of one image) right after the tile's
-// writes, and before the loop only the pad columns of the outer pad rows.
+// A padded buffer: every border strip is filled by the tiles of whole rows
+// (two rows of one image) right after their writes, each in the part of
+// the buffer it owns: its pad columns, and the pad row above (below) where
+// it writes the first (last) rows of the interior. Nothing is filled before
+// the loop.
 // CHECK-LABEL: func.func @columns_in_tiles(
 // CHECK: %[[A:.*]] = memref.alloc() : memref<2x10x18xf32>
-// CHECK: %[[TOP:.*]] = memref.subview %[[A]][0, 0, 0] [2, 1, 18]
-// CHECK: linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[TOP]]
-// CHECK: %[[BOTTOM:.*]] = memref.subview %[[A]][0, 9, 0] [2, 1, 18]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[BOTTOM]]
-// CHECK: %[[L0:.*]] = memref.subview %[[A]][0, 0, 0] [2, 1, 1]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[L0]]
-// CHECK: %[[L1:.*]] = memref.subview %[[A]][0, 9, 0] [2, 1, 1]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[L1]]
-// CHECK: %[[R0:.*]] = memref.subview %[[A]][0, 0, 17] [2, 1, 1]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[R0]]
-// CHECK: %[[R1:.*]] = memref.subview %[[A]][0, 9, 17] [2, 1, 1]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[R1]]
 // CHECK-NOT: linalg.fill
 // CHECK: scf.forall (%[[I:.*]]) in (2)
 // CHECK: scf.for %[[R:.*]] =
 // CHECK: memref.copy
 // CHECK: %[[ROW:.*]] = affine.apply #{{.*}}()[%[[R]]]
-// CHECK: %[[LEFT:.*]] = memref.subview %[[A]][%[[I]], %[[ROW]], 0] [1, 2, 1]
+// CHECK: %[[END:.*]] = affine.apply #{{.*}}()[%[[R]]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[ROW]], %c1
+// CHECK: %[[FROM:.*]] = arith.select %[[FIRST]], %c0{{.*}}, %[[ROW]]
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[END]], %c9
+// CHECK: %[[TO:.*]] = arith.select %[[LAST]], %c10, %[[END]]
+// CHECK: %[[N:.*]] = affine.apply #{{.*}}()[%[[FROM]], %[[TO]]]
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 17] [1, %[[N]], 1]
+// CHECK: linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[RIGHT]]
+// CHECK: %[[LEFT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %{{.*}}, 1]
 // CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[LEFT]]
-// CHECK: %[[RIGHT:.*]] = memref.subview %[[A]][%[[I]], %[[ROW]], 17] [1, 2, 1]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[RIGHT]]
+// CHECK: %[[B:.*]] = affine.max #{{.*}}()[%[[FROM]]]
+// CHECK: %[[NB:.*]] = affine.max #{{.*}}()[%[[B]], %[[TO]]]
+// CHECK: %[[BOTTOM:.*]] = memref.subview %[[A]][%[[I]], %[[B]], 0] [1, %[[NB]], 18]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[BOTTOM]]
+// CHECK: %[[T:.*]] = affine.min #{{.*}}()[%[[TO]]]
+// CHECK: %[[NT:.*]] = affine.max #{{.*}}()[%[[FROM]], %[[T]]]
+// CHECK: %[[TOP:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %[[NT]], 18]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[TOP]]
 // CHECK-NEXT: }
 // CHECK: memref.copy %[[A]]
 func.func @columns_in_tiles(%x: memref<2x8x16xf32>, %out: memref<2x10x18xf32>) {
@@ -165,6 +169,31 @@ func.func @reshaped_tile(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>) {
     %t = memref.subview %wide[1, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x4x16xf32, strided<[72, 18, 1], offset: ?>> to memref<1x4x16xf32, strided<[72, 18, 1], offset: ?>>
     %src = memref.subview %x[%i, 0, 0] [1, 4, 16] [1, 1, 1] : memref<2x8x16xf32> to memref<1x4x16xf32, strided<[128, 16, 1], offset: ?>>
     memref.copy %src, %t : memref<1x4x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x4x16xf32, strided<[72, 18, 1], offset: ?>>
+  }
+  memref.copy %a, %out : memref<2x8x18xf32> to memref<2x8x18xf32>
+  memref.dealloc %a : memref<2x8x18xf32>
+  return
+}
+
+// -----
+
+// A fill of the whole buffer covers the interior too: filled after the
+// tiles' writes it would overwrite them, so it stays before the loop.
+// CHECK-LABEL: func.func @fill_over_interior(
+// CHECK: linalg.fill
+// CHECK: scf.forall
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @fill_over_interior(%x: memref<2x8x16xf32>, %out: memref<2x8x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.alloc() : memref<2x8x18xf32>
+  %whole = memref.subview %a[0, 0, 0] [2, 8, 18] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x18xf32, strided<[144, 18, 1]>>
+  linalg.fill ins(%zero : f32) outs(%whole : memref<2x8x18xf32, strided<[144, 18, 1]>>)
+  %in = memref.subview %a[0, 0, 1] [2, 8, 16] [1, 1, 1] : memref<2x8x18xf32> to memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>>
+  scf.forall (%i) in (2) {
+    %t = memref.subview %in[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32, strided<[144, 18, 1], offset: 1>> to memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>>
+    %src = memref.subview %x[%i, 0, 0] [1, 8, 16] [1, 1, 1] : memref<2x8x16xf32> to memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>>
+    memref.copy %src, %t : memref<1x8x16xf32, strided<[128, 16, 1], offset: ?>> to memref<1x8x16xf32, strided<[144, 18, 1], offset: ?>>
   }
   memref.copy %a, %out : memref<2x8x18xf32> to memref<2x8x18xf32>
   memref.dealloc %a : memref<2x8x18xf32>
