@@ -54,12 +54,13 @@ def _median_ms(fn, repeats):
     return sorted(times)[len(times) // 2]
 
 
-def _time_peers(model, inputs, expected, args):
-    """` inductor=...ms inductor_compile=...s ort=...ms`: torch.compile and
-    ONNX Runtime on the same inputs, or `=nan` with the reason on stderr.
-    Each result is compared with eager: a peer that computes something else
-    is not timed."""
-    text = ""
+def _make_peers(model, inputs, expected, args):
+    """torch.compile (Inductor, default mode) and ONNX Runtime on the same
+    inputs, each checked against eager: a dict of name -> callable, plus the
+    text ` inductor_compile=...s` and `name=nan` for a peer that failed
+    (with the reason on stderr). A peer that computes something else is not
+    timed."""
+    peers, text = {}, ""
     threads = int(os.environ.get("FX_NUM_THREADS", "0")) or os.cpu_count()
 
     def checked(name, outputs):
@@ -73,8 +74,12 @@ def _time_peers(model, inputs, expected, args):
             compiled = torch.compile(model)
             checked("torch.compile", [t.float().numpy() for t in _flatten(compiled(*inputs))])
             compile_s = time.perf_counter() - start
-            ms = _median_ms(lambda: compiled(*inputs), args.bench)
-        text += f" inductor={ms:.4g}ms inductor_compile={compile_s:.1f}s"
+
+        def run_compiled():
+            with torch.no_grad():
+                compiled(*inputs)
+        peers["inductor"] = run_compiled
+        text += f" inductor_compile={compile_s:.1f}s"
     except Exception as e:  # noqa: BLE001 - any failure is reported, not fatal
         print(f"torch.compile: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
         text += " inductor=nan"
@@ -99,12 +104,22 @@ def _time_peers(model, inputs, expected, args):
                                                providers=["CPUExecutionProvider"])
         feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
         checked("ONNX Runtime", session.run(None, feed))
-        ms = _median_ms(lambda: session.run(None, feed), args.bench)
-        text += f" ort={ms:.4g}ms"
+        peers["ort"] = lambda: session.run(None, feed)
     except Exception as e:  # noqa: BLE001
         print(f"ONNX Runtime: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
         text += " ort=nan"
-    return text
+    return peers, text
+
+
+def _fxrt_median_ms(fxrt, artifact, weights, input_paths, runs):
+    """`fxrt-run --bench` of a saved artifact: its median call in ms."""
+    cmd = [fxrt, artifact, "--bench", str(runs)]
+    if weights:
+        cmd += ["--weights", weights]
+    for path in input_paths:
+        cmd += ["--input", path]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
 def main():
@@ -120,6 +135,11 @@ def main():
     parser.add_argument("--fx-run-arg", action="append", default=[],
                         help="one more fx-run flag (repeatable), e.g. --fx-run-arg=--channels-last")
     parser.add_argument("--keep", help="directory to keep the .mlir/.safetensors/.npy files in")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --bench, time everything in R alternating rounds of N runs "
+                             "(eager, peers, fx-mlir through fxrt-run on the saved artifact) and "
+                             "report the median of each one's R medians: a noisy host's slow "
+                             "phases then hit every contender alike")
     parser.add_argument("--peers", action="store_true",
                         help="with --bench, also time torch.compile (Inductor, default mode) "
                              "and ONNX Runtime (CPU, the legacy ONNX exporter) on the same "
@@ -152,8 +172,8 @@ def main():
 
     with torch.no_grad():
         expected = [t.detach().float().numpy() for t in _flatten(made(*inputs))]
-        eager_ms = _median_ms(lambda: made(*inputs), args.bench) if args.bench else None
-    peers = _time_peers(made, inputs, expected, args) if args.bench and args.peers else ""
+    peers, peer_text = (_make_peers(made, inputs, expected, args)
+                        if args.bench and args.peers else ({}, ""))
 
     start = time.perf_counter()
     try:
@@ -175,8 +195,12 @@ def main():
         path = os.path.join(work, f"input{i}.npy")
         np.save(path, t.numpy())
         cmd += ["--input", path]
+    input_paths = [os.path.join(work, f"input{i}.npy") for i in range(len(inputs))]
+    artifact = os.path.join(work, "model.fxa")
     if args.bench:
         cmd += ["--bench", str(args.bench)]
+        if args.rounds > 1:
+            cmd += [f"--save-artifact={artifact}"]
     cmd += args.fx_run_arg
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -198,9 +222,31 @@ def main():
         if compile_s:
             value = float(compile_s.group(1)) / (1000 if compile_s.group(2) == "ms" else 1)
             timing += f" compile={value:.2f}s"
-        if median:
-            timing += f" run={float(median.group(1)):.4g}ms"
-        timing += f" eager={eager_ms:.4g}ms" + peers
+        # Alternating rounds: eager, each peer, then ours (with one round,
+        # fx-run's own timing; with several, fxrt-run on the artifact in
+        # each).
+        medians = {"eager": [], "run": []}
+        medians.update({name: [] for name in peers})
+        fxrt = os.path.join(os.path.dirname(args.fx_run), "fxrt-run")
+        for round_index in range(max(args.rounds, 1)):
+            with torch.no_grad():
+                medians["eager"].append(_median_ms(lambda: made(*inputs), args.bench))
+            for name, fn in peers.items():
+                medians[name].append(_median_ms(fn, args.bench))
+            if args.rounds <= 1:
+                if median:
+                    medians["run"].append(float(median.group(1)))
+            else:
+                medians["run"].append(_fxrt_median_ms(
+                    fxrt, artifact, weights if imported.params else None, input_paths,
+                    args.bench))
+        mid = {name: float(np.median(v)) for name, v in medians.items() if v}
+        if "run" in mid:
+            timing += f" run={mid['run']:.4g}ms"
+        timing += f" eager={mid['eager']:.4g}ms"
+        for name in peers:
+            timing += f" {name}={mid[name]:.4g}ms"
+        timing += peer_text
     ok = result.ok
     print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
     return 0 if ok else 1

@@ -3,9 +3,9 @@
 `fx-run --profile` (our time per loop) for the same model.
 
 Usage: .venv/bin/python bench/models/ort_nodes.py [MODEL] [--threads T]
-                                                  [--runs N] [--top K]
+                                                  [--runs N] [--top K] [--batch B]
 
-Exports MODEL (default mobilenet_v2, seeded weights, input 1x3x224x224)
+Exports MODEL (default mobilenet_v2, seeded weights, input Bx3x224x224)
 with the legacy ONNX exporter, runs it on the CPU provider with profiling
 on (graph optimizations all: ORT's NCHWc layout and fused Conv+Clip), and
 prints the median call time, the median time of each node over the timed
@@ -18,6 +18,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -33,6 +34,7 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--batch", type=int, default=1, help="images per call")
     args = parser.parse_args()
 
     import onnxruntime
@@ -41,12 +43,14 @@ def main():
 
     torch.manual_seed(0)
     model = getattr(models(), args.model)().eval()
-    x = torch.randn(1, 3, 224, 224)
+    x = torch.randn(args.batch, 3, 224, 224)
     buffer = io.BytesIO()
     torch.onnx.export(model, (x,), buffer, dynamo=False)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.enable_profiling = True
+    # The profile's JSON goes to a temporary directory, not the caller's.
+    options.profile_file_prefix = os.path.join(tempfile.mkdtemp(prefix="fx-ort-"), "profile")
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
     session = onnxruntime.InferenceSession(buffer.getvalue(), options,
                                            providers=["CPUExecutionProvider"])
@@ -69,7 +73,7 @@ def main():
     for us, (_, op) in medians:
         by_op[op] += us
     print(f"{args.model} on {cpu_name()}, {args.threads} threads, onnxruntime "
-          f"{onnxruntime.__version__}: median call {statistics.median(times):.3f} ms "
+          f"{onnxruntime.__version__}, batch {args.batch}: median call {statistics.median(times):.3f} ms "
           f"(profiling on); sum of node medians {sum(m for m, _ in medians):.0f} us")
     print("by op type (us): " + ", ".join(f"{op} {us:.0f}" for op, us in by_op.most_common()))
     for us, (name, op) in medians[:args.top]:

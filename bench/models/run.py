@@ -2,8 +2,9 @@
 """Model-zoo benchmark: import, compile and run each model on the CPU next to
 eager PyTorch in the same run.
 
-Usage: bench/models/run.py [--build DIR] [--runs N] [--size S] [--batch B]
-                           [--threads T] [--no-peers] [--out bench/results]
+Usage: bench/models/run.py [--build DIR] [--runs N] [--rounds R] [--size S]
+                           [--batch B] [--threads T] [--no-peers]
+                           [--out bench/results]
                            [MODEL ...]
 
 For each model: import time (torch.export or make_fx + FX emission), compile
@@ -11,7 +12,12 @@ time (fx-run's compile through fx::Compiler), our median run time, and in
 the same run, on the same seeded inputs and weights and with the same
 threads: eager PyTorch, torch.compile (Inductor, default mode; its compile
 time too) and ONNX Runtime (CPU provider), each checked against eager; and
-the relative L2 error of ours against eager. Run it with the project venv's
+the relative L2 error of ours against eager. With --rounds R (default 3)
+everything is timed in R alternating rounds of N runs each (eager,
+torch.compile, ONNX Runtime, then ours through fxrt-run on the compiled
+artifact) and each column is the median of its R round medians: on a host
+whose speed drifts by tens of percent from minute to minute, the slow
+phases hit every contender alike. Run it with the project venv's
 Python (.venv/bin/python: torch 2.13, onnxruntime). Writes models.md and
 models.json (models-bB.* for a batch B other than 1).
 """
@@ -44,7 +50,9 @@ def spec(name, size, batch):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runs", type=int, default=10, help="timed runs per round")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternating rounds of timing (fx-model-check.py --rounds)")
     parser.add_argument("--size", type=int, default=224, help="image size of the CNNs")
     parser.add_argument("--batch", type=int, default=1,
                         help="batch of the CNNs and of bert_base (sequences of 128 tokens)")
@@ -66,7 +74,8 @@ def main():
     rows = []
     for name in args.models:
         cmd = [sys.executable, check, fx_run] + spec(name, args.size, args.batch) + \
-            ["--bench", str(args.runs)] + ([] if args.no_peers else ["--peers"])
+            ["--bench", str(args.runs), "--rounds", str(args.rounds)] + \
+            ([] if args.no_peers else ["--peers"])
         print(f"[{len(rows) + 1}/{len(args.models)}] {name} ...", file=sys.stderr, flush=True)
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(inductor_cache, name)
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -89,7 +98,8 @@ def main():
     import torch
     lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs "
              f"{args.batch}x3x{args.size}x{args.size}, bert_base {args.batch}x128 token ids, "
-             f"median of {args.runs} runs; eager and "
+             f"median over {args.rounds} alternating rounds of each one's median of {args.runs} "
+             "runs; eager and "
              f"torch.compile (Inductor, default mode, cold compile) = PyTorch {torch.__version__}, "
              "ORT = ONNX Runtime's CPU provider, all in the same run; ratios are their time "
              "over ours).",
@@ -113,7 +123,7 @@ def main():
     stem = "models" if args.batch == 1 else f"models-b{args.batch}"
     write_results(args.out, stem, table,
                   {"threads": args.threads, "size": args.size, "batch": args.batch,
-                   "runs": args.runs, "rows": rows})
+                   "runs": args.runs, "rounds": args.rounds, "rows": rows})
     return 0 if all(r["status"] == "PASS" for r in rows) else 1
 
 
