@@ -397,3 +397,26 @@ func.func @depthwise_dilated(%x: tensor<1x16x5x18xf32>, %w: tensor<16x3x3xf32>, 
   %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x16x5x18xf32>, tensor<16x3x3xf32>) outs(%o : tensor<1x16x1x14xf32>) -> tensor<1x16x1x14xf32>
   return %0 : tensor<1x16x1x14xf32>
 }
+
+// -----
+
+// A packed convolution's accumulator [16 columns, 32 channels] added into
+// NCHW rows: the input is read transposed, so the tile takes 16 channels
+// as well as 16 columns and transposes a 16x16 block in registers, with
+// two-source shuffles; tiled by columns alone, each channel's row gathered
+// a strided column.
+// CHECK-LABEL: func.func @transposed_unpack(
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: vector.transfer_read {{.*}} : tensor<16x16xf32>, vector<16x16xf32>
+// CHECK-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK-NOT: vector<16x1xf32>
+// CHECK: return
+func.func @transposed_unpack(%acc: tensor<16x32xf32>, %out: tensor<1x32x1x16xf32>) -> tensor<1x32x1x16xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : tensor<16x32xf32>) outs(%out : tensor<1x32x1x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %1 = arith.addf %o, %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x32x1x16xf32>
+  return %0 : tensor<1x32x1x16xf32>
+}
