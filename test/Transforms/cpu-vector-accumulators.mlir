@@ -102,3 +102,32 @@ func.func @also_read(%row: memref<64xf32>, %out: memref<4xf32>, %init: vector<1x
   }
   return %r : vector<1xf32>
 }
+
+// -----
+
+// A sum of a 49-element row into a 0-d accumulator (a squeeze-and-
+// excitation mean after its unit dimensions were dropped): the loop
+// carries 16 partial sums and one reduction follows it, as for vector<1x>.
+// CHECK-LABEL: func.func @row_sum_0d
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: %[[LOOP:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %[[ZERO]]) -> (vector<16xf32>)
+// CHECK-NOT: vector.reduction
+// CHECK: %[[N:.*]] = arith.addf %{{.*}}, %[[A]] : vector<16xf32>
+// CHECK: scf.yield %[[N]]
+// CHECK: %[[INIT:.*]] = vector.extract %{{.*}}[] : f32 from vector<f32>
+// CHECK: %[[TOTAL:.*]] = vector.reduction <add>, %[[LOOP]], %[[INIT]] fastmath<reassoc> : vector<16xf32> into f32
+// CHECK: vector.broadcast %[[TOTAL]] : f32 to vector<f32>
+func.func @row_sum_0d(%row: memref<49xf32>, %init: vector<f32>) -> vector<f32> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c49 = arith.constant 49 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %i = %c0 to %c49 step %c16 iter_args(%acc = %init) -> (vector<f32>) {
+    %v = vector.transfer_read %row[%i], %pad : memref<49xf32>, vector<16xf32>
+    %a = vector.extract %acc[] : f32 from vector<f32>
+    %s = vector.reduction <add>, %v, %a fastmath<reassoc> : vector<16xf32> into f32
+    %b = vector.broadcast %s : f32 to vector<f32>
+    scf.yield %b : vector<f32>
+  }
+  return %r : vector<f32>
+}

@@ -65,7 +65,10 @@ std::optional<double> neutralOf(vector::CombiningKind kind) {
   }
 }
 
-/// An scf.for that carries `vector<1xT>` through `vector.extract`,
+/// An scf.for that carries `vector<1xT>` or `vector<T>` (a reduction of
+/// whole rows into one element, after fx-cpu-tile-and-vectorize dropped
+/// its unit dimensions: a squeeze-and-excitation mean) through
+/// `vector.extract`,
 /// `vector.reduction <kind>, %v, %acc` and `vector.broadcast` back to the
 /// yield, with nothing else reading it.
 struct CarriedReduction {
@@ -77,7 +80,7 @@ std::optional<CarriedReduction> findCarriedReduction(scf::ForOp loop) {
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
     auto type = dyn_cast<VectorType>(arg.getType());
-    if (!type || type.getRank() != 1 || type.getDimSize(0) != 1 ||
+    if (!type || type.getNumElements() != 1 || type.getRank() > 1 ||
         type.isScalable() || !isa<FloatType>(type.getElementType()) ||
         !arg.hasOneUse())
       continue;
@@ -144,8 +147,9 @@ struct CarryVectorAccumulator : OpRewritePattern<scf::ForOp> {
       yield.setOperand(index, next.getRegionIterArgs()[index]);
     });
     rewriter.setInsertionPointAfter(next);
-    Value first =
-        vector::ExtractOp::create(rewriter, loc, init, ArrayRef<int64_t>{0});
+    Value first = vector::ExtractOp::create(
+        rewriter, loc, init,
+        SmallVector<int64_t>(cast<VectorType>(carried).getRank(), 0));
     auto total = vector::ReductionOp::create(rewriter, loc, kind,
                                              next.getResults().back(), first);
     if (kind == vector::CombiningKind::ADD ||
