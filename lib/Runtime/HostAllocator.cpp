@@ -3,9 +3,11 @@
 #include "fx/Runtime/HostAllocator.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -40,7 +42,33 @@ Cache &cache() {
 
 size_t roundUp(size_t size, size_t to) { return (size + to - 1) / to * to; }
 
+/// FX_POISON_ALLOCATIONS=1: every block handed to compiled code is filled
+/// with 0xFF bytes (a NaN in every f32 lane) first. Fresh pages from the
+/// kernel are zero, so code that reads a temporary it never wrote (a pad
+/// border left unfilled) would otherwise pass a single-run test: poisoned,
+/// it turns the output into NaNs. For tests; it costs a pass over every
+/// temporary.
+bool poisonAllocations() {
+  static const bool poison = [] {
+    const char *env = std::getenv("FX_POISON_ALLOCATIONS");
+    return env && *env && std::string_view(env) != "0";
+  }();
+  return poison;
+}
+
+void *poisoned(void *block, size_t size) {
+  if (block && poisonAllocations())
+    std::memset(block, 0xFF, size);
+  return block;
+}
+
+void *allocateBlock(size_t alignment, size_t size);
+
 void *allocate(size_t alignment, size_t size) {
+  return poisoned(allocateBlock(alignment, size), size);
+}
+
+void *allocateBlock(size_t alignment, size_t size) {
   if (size < kCachedMinSize || alignment > kBlockAlignment) {
     if (alignment <= alignof(std::max_align_t))
       return std::malloc(size);

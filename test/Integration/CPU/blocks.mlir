@@ -1,6 +1,9 @@
 // Whole blocks written in the FX dialect, on the CPU against PyTorch.
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// Temporaries filled with NaNs first (FX_POISON_ALLOCATIONS): a pad border
+// or tile the code reads without writing shows up as a wrong answer.
+// RUN: env FX_POISON_ALLOCATIONS=1 %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: 5 passed, 0 failed
 

@@ -2,6 +2,9 @@
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s -- --cpu x86-64-v3 | FileCheck %s
+// Temporaries filled with NaNs first (FX_POISON_ALLOCATIONS): a pad border
+// or tile the code reads without writing shows up as a wrong answer.
+// RUN: env FX_POISON_ALLOCATIONS=1 %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
 
