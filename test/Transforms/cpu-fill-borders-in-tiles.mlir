@@ -17,19 +17,20 @@
 // CHECK: %[[FROM:.*]] = arith.select %[[FIRST]], %c0{{.*}}, %[[ROW]]
 // CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[END]], %c9
 // CHECK: %[[TO:.*]] = arith.select %[[LAST]], %c10, %[[END]]
+// The strips in the order of their boxes: top, left, right, bottom.
+// CHECK: %[[T:.*]] = affine.min #{{.*}}()[%[[TO]]]
+// CHECK: %[[NT:.*]] = affine.max #{{.*}}()[%[[FROM]], %[[T]]]
+// CHECK: %[[TOP:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %[[NT]], 18]
+// CHECK: linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[TOP]]
 // CHECK: %[[N:.*]] = affine.apply #{{.*}}()[%[[FROM]], %[[TO]]]
-// CHECK: %[[RIGHT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 17] [1, %[[N]], 1]
-// CHECK: linalg.fill ins(%[[ZERO:.*]] : f32) outs(%[[RIGHT]]
-// CHECK: %[[LEFT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %{{.*}}, 1]
+// CHECK: %[[LEFT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %[[N]], 1]
 // CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[LEFT]]
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 17] [1, %{{.*}}, 1]
+// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[RIGHT]]
 // CHECK: %[[B:.*]] = affine.max #{{.*}}()[%[[FROM]]]
 // CHECK: %[[NB:.*]] = affine.max #{{.*}}()[%[[B]], %[[TO]]]
 // CHECK: %[[BOTTOM:.*]] = memref.subview %[[A]][%[[I]], %[[B]], 0] [1, %[[NB]], 18]
 // CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[BOTTOM]]
-// CHECK: %[[T:.*]] = affine.min #{{.*}}()[%[[TO]]]
-// CHECK: %[[NT:.*]] = affine.max #{{.*}}()[%[[FROM]], %[[T]]]
-// CHECK: %[[TOP:.*]] = memref.subview %[[A]][%[[I]], %[[FROM]], 0] [1, %[[NT]], 18]
-// CHECK: linalg.fill ins(%[[ZERO]] : f32) outs(%[[TOP]]
 // CHECK-NEXT: }
 // CHECK: memref.copy %[[A]]
 func.func @columns_in_tiles(%x: memref<2x8x16xf32>, %out: memref<2x10x18xf32>) {

@@ -184,6 +184,13 @@ struct FillBordersInTilesPass
     }
     if (strips.empty() || !producer)
       return;
+    // The strips in the order of their boxes, not of the alloc's use list
+    // (which passes before this one leave in no fixed order): the tiles'
+    // fills, and so the generated code, are the same on every compile.
+    llvm::sort(strips, [](const Strip &a, const Strip &b) {
+      return std::tie(a.box.offsets, a.box.sizes) <
+             std::tie(b.box.offsets, b.box.sizes);
+    });
     Box inside = *staticBox(interior);
     // Every strip lies outside the interior (apart from it in some
     // dimension): filled after a tile's writes, it never overwrites them.
