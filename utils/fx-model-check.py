@@ -191,11 +191,10 @@ def main():
     cmd = [args.fx_run, mlir, "--output", os.path.join(work, "out.npz"), f"--target={args.target}"]
     if imported.params:
         cmd += ["--weights", weights]
-    for i, t in enumerate(inputs):
-        path = os.path.join(work, f"input{i}.npy")
+    input_paths = [os.path.join(work, f"input{i}.npy") for i in range(len(inputs))]
+    for path, t in zip(input_paths, inputs):
         np.save(path, t.numpy())
         cmd += ["--input", path]
-    input_paths = [os.path.join(work, f"input{i}.npy") for i in range(len(inputs))]
     artifact = os.path.join(work, "model.fxa")
     if args.bench:
         cmd += ["--bench", str(args.bench)]

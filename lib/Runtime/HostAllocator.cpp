@@ -62,12 +62,6 @@ void *poisoned(void *block, size_t size) {
   return block;
 }
 
-void *allocateBlock(size_t alignment, size_t size);
-
-void *allocate(size_t alignment, size_t size) {
-  return poisoned(allocateBlock(alignment, size), size);
-}
-
 void *allocateBlock(size_t alignment, size_t size) {
   if (size < kCachedMinSize || alignment > kBlockAlignment) {
     if (alignment <= alignof(std::max_align_t))
@@ -93,6 +87,10 @@ void *allocateBlock(size_t alignment, size_t size) {
   std::lock_guard<std::mutex> lock(c.mutex);
   c.live[block] = size;
   return block;
+}
+
+void *allocate(size_t alignment, size_t size) {
+  return poisoned(allocateBlock(alignment, size), size);
 }
 
 } // namespace
