@@ -169,6 +169,41 @@ requiredCPUFeatures(const llvm::MCSubtargetInfo &subtarget) {
   return required;
 }
 
+/// The CPU whose scheduling model code generation follows for code for
+/// `cpu` (a resolved LLVM CPU name): `requested`, or for `auto` `cpu`
+/// itself except where LLVM's model for it is known to hurt this
+/// compiler's code. LLVM 22's Zen 4 and Zen 5 models make the machine
+/// scheduler hoist the broadcasts and loads of a matmul or convolution
+/// register tile far ahead of their FMAs, and the register allocator then
+/// spills the accumulators: resnet18's code had 6391 stack moves of vector
+/// registers tuned for znver5, 675 tuned for znver3 or x86-64-v4, and ran
+/// 1.5x slower on a Zen 5 EPYC. Zen 3's model schedules the same
+/// instructions (AVX-512 included) without that. An empty result: no
+/// "tune-cpu" attribute (tune for `cpu`).
+static FailureOr<std::string>
+resolveTuneCPU(Location loc, StringRef cpu, StringRef requested,
+               const llvm::MCSubtargetInfo &subtarget) {
+  if (requested == "auto")
+    return std::string(cpu == "znver4" || cpu == "znver5" ? "znver3" : "");
+  if (!subtarget.isCPUStringValid(requested)) {
+    emitError(loc) << "unknown --tune-cpu '" << requested
+                   << "' (expected auto or an LLVM CPU name such as znver3, "
+                      "x86-64-v4, generic)";
+    return failure();
+  }
+  return requested == cpu ? std::string() : requested.str();
+}
+
+/// Tunes every function `module` defines for `tuneCPU` (see
+/// resolveTuneCPU; nothing if empty).
+static void setTuneCPU(llvm::Module &module, StringRef tuneCPU) {
+  if (tuneCPU.empty())
+    return;
+  for (llvm::Function &fn : module)
+    if (!fn.isDeclaration())
+      fn.addFnAttr("tune-cpu", tuneCPU);
+}
+
 static void initializeNativeTarget() {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
@@ -221,6 +256,11 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
       return failure();
     }
   }
+  FailureOr<std::string> tuneCPU =
+      resolveTuneCPU(module.getLoc(), tmBuilder->getCPU(), options.tuneCPU,
+                     *(*tm)->getMCSubtargetInfo());
+  if (failed(tuneCPU))
+    return failure();
   // The target is known good: lower (the slow part) only now.
   if (failed(lowerToLLVMDialect(module, options, *(*tm)->getMCSubtargetInfo())))
     return failure();
@@ -228,7 +268,8 @@ JitModule::compile(ModuleOp module, const CPUCompileOptions &options) {
   llvm::TargetMachine *targetMachine = tm->get();
   unsigned optLevel = options.optLevel;
   std::function<llvm::Error(llvm::Module *)> transformer =
-      [=](llvm::Module *module) {
+      [=, tune = *tuneCPU](llvm::Module *module) {
+        setTuneCPU(*module, tune);
         return optimizeModule(module, optLevel, targetMachine);
       };
   ExecutionEngineOptions engineOptions;
@@ -563,6 +604,10 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
       static_cast<llvm::CodeGenOptLevel>(std::min(options.optLevel, 3u))));
   if (!tm || !tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
     return unknownCPUError(loc, options.cpu);
+  FailureOr<std::string> tuneCPU =
+      resolveTuneCPU(loc, cpu, options.tuneCPU, *tm->getMCSubtargetInfo());
+  if (failed(tuneCPU))
+    return failure();
 
   // Computations on the weights alone move into a prepare function the
   // runtime calls once per binding (CPULibrary; the JIT keeps them inline).
@@ -632,6 +677,7 @@ FailureOr<rt::CPUCode> compileCPUCode(ModuleOp module, StringRef entry,
         !global.getName().starts_with(rt::kCPUImportPrefix) &&
         global.getName() != rt::kCPULoopTable)
       global.setLinkage(llvm::GlobalValue::InternalLinkage);
+  setTuneCPU(*llvmModule, *tuneCPU);
   if (llvm::Error err =
           optimizeModule(llvmModule.get(), options.optLevel, tm.get()))
     return emitError(loc) << "LLVM optimization failed: "

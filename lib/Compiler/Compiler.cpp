@@ -233,7 +233,7 @@ struct Compiler::Impl {
     // The cache key: compiler build, options, target, IR.
     std::string targetKey;
     if (wantCPU)
-      targetKey += "cpu=" + options.cpu + ";";
+      targetKey += "cpu=" + options.cpu + ";tune=" + options.tuneCPU + ";";
     VulkanCompileOptions vulkanOptions;
     if (wantVulkan) {
       auto target = vulkanTarget();
@@ -315,6 +315,7 @@ struct Compiler::Impl {
       cpuOptions.vectorize = options.vectorize;
       cpuOptions.threads = options.threads;
       cpuOptions.cpu = options.cpu;
+      cpuOptions.tuneCPU = options.tuneCPU;
       cpuOptions.linker = options.linker;
       std::string llvmIR, assembly, graph;
       if (!options.dumpDir.empty() || options.keepCPUText) {

@@ -27,6 +27,13 @@ struct Flags {
                      "as x86-64-v3 (AVX2) or x86-64-v4 (AVX-512), whose code "
                      "any CPU of that level runs"),
             cl::init("native"), cl::cat(category)),
+        tuneCPU("tune-cpu",
+                cl::desc("CPU whose scheduling model LLVM's code generation "
+                         "follows (the instructions stay those of --cpu): "
+                         "auto (the CPU compiled for, except AMD Zen 4 and "
+                         "Zen 5, whose models make LLVM spill the register "
+                         "tiles: tuned for Zen 3 there) or an LLVM CPU name"),
+                cl::init("auto"), cl::cat(category)),
         linker("linker",
                cl::desc("ELF linker for the CPU code (default: ld.lld from "
                         "PATH or LLVM's bin directory)"),
@@ -94,7 +101,7 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, linker;
+  cl::opt<std::string> mode, cpu, tuneCPU, linker;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<std::string> precision;
@@ -123,6 +130,7 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
     return rt::Status::error("--mode: " + mode.message());
   options.mode = mode.value();
   options.cpu = f->cpu;
+  options.tuneCPU = f->tuneCPU;
   options.linker = f->linker;
   options.fusion = !f->noFusion;
   options.dispatchRegions = !f->noDispatchRegions;

@@ -48,6 +48,12 @@ struct CPUCompileOptions {
   /// x86-64-v4 (AVX-512), which any CPU of that level runs. The JIT takes it
   /// too, so code for a lesser level can be run and tested on any host.
   std::string cpu = "native";
+  /// The CPU whose scheduling model LLVM's code generation follows (the
+  /// "tune-cpu" of every function; the instructions stay those of `cpu`):
+  /// an LLVM CPU name, or `auto`, which is `cpu` (the host's for native)
+  /// except where that model is known to spill the register tiles (see
+  /// resolveTuneCPU in CPUCompiler.cpp).
+  std::string tuneCPU = "auto";
   /// compileCPUCode: the ELF linker to run; empty: ld.lld from PATH or
   /// LLVM's bin dir.
   std::string linker;

@@ -101,6 +101,9 @@ struct CompilerOptions {
 
   /// CPU: native or an LLVM CPU name (x86-64-v3, ...).
   std::string cpu = "native";
+  /// CPU: the CPU whose scheduling model LLVM's code generation follows:
+  /// auto (see CPUCompileOptions::tuneCPU) or an LLVM CPU name.
+  std::string tuneCPU = "auto";
   /// CPU: parallel chunks per large op (0: the hardware threads).
   int64_t threads = 0;
   /// CPU: tile and vectorize (off: scalar loops).
