@@ -239,6 +239,10 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());
+  // A function's temporaries share one arena by their live ranges: a run
+  // touches far less memory, and a layer's output lands where recent ones
+  // did, in cache.
+  pm.addNestedPass<func::FuncOp>(createFXTemporaryArena());
   // Constant buffers (frozen weights) as 1-d globals: one LLVM constant
   // each, not one per innermost row.
   pm.addPass(createFXFlattenGlobals());

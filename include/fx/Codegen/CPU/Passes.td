@@ -341,6 +341,40 @@ def FXTileBuffersToStack : Pass<"fx-tile-buffers-to-stack",
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def FXTemporaryArena : Pass<"fx-temporary-arena", "::mlir::func::FuncOp"> {
+  let summary = "Place a function's temporaries in one arena by live range";
+  let description = [{
+    After bufferization and its deallocation (which frees every temporary
+    at the end of the function's block) and after `fx-outline-forall`: each
+    `memref.alloc` of static shape and identity layout in the function's
+    entry block, freed only by `memref.dealloc`s in that block and never
+    returned, becomes a `memref.view` into one arena allocated at the
+    function's start and freed before its return. Its live range runs from
+    the first to the last op of the entry block that uses it or a view of it
+    (an op that uses it in a nested region counts as a whole); temporaries
+    whose ranges overlap get disjoint bytes, the others may share them.
+    Offsets are found greedily, largest buffer first, each at the lowest
+    offset (aligned to `alignment`, or the allocation's larger alignment)
+    where it overlaps no placed buffer that is live at the same time.
+
+    Why: freed at the end, every temporary of a model is live at once and
+    has memory of its own, so a run touches all of it: mobilenet_v2's 36
+    temporaries took 25 MiB, which with its 14 MiB of weights does not fit
+    a 32 MiB L3 cache, and every layer's output went to memory and came back
+    (its first layers ran 2x slower in the whole model than in the model cut
+    after them). In an arena, a layer writes where a layer before it wrote a
+    moment ago. Allocations in nested regions, of dynamic size, or that
+    escape are left alone. Upstream has no such pass for host code (the
+    buffer-deallocation pipeline frees at the end of the block).
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "Alignment (bytes) of every buffer in the arena">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def FXForallToRuntime : Pass<"fx-forall-to-runtime", "ModuleOp"> {
   let summary = "Call the runtime thread pool for outlined scf.forall loops";
   let description = [{
