@@ -2,6 +2,7 @@
 it writes its results."""
 import json
 import os
+import subprocess
 
 
 def cpu_name():
@@ -19,7 +20,25 @@ def cpu_name():
         pass
     isa = ("AVX-512" if "avx512f" in flags else
            "AVX2" if "avx2" in flags else "SSE")
-    return f"{name} ({isa}, {os.cpu_count()} hardware threads)"
+    # A VM's model name may say only "AMD EPYC": LLVM's name for the host
+    # CPU (znver5, emeraldrapids) tells the generation, which the code is
+    # tuned for.
+    host = llvm_host_cpu()
+    return f"{name} ({isa}{', LLVM: ' + host if host else ''}, {os.cpu_count()} hardware threads)"
+
+
+def llvm_host_cpu():
+    """LLVM's name for this machine's CPU (llc --version), or None."""
+    try:
+        out = subprocess.run(["/usr/lib/llvm-22/bin/llc", "--version"],
+                             capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    for line in out.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "Host CPU":
+            return value.strip()
+    return None
 
 
 def write_results(out, stem, markdown, data, indent=1):

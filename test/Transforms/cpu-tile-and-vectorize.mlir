@@ -332,6 +332,26 @@ func.func @depthwise_rows(%x: tensor<1x8x8x16xf32>, %w: tensor<8x3x3xf32>, %o: t
 
 // -----
 
+// Stride 2: window columns 0 and 1 pick the even and the odd lanes of the
+// same two vectors (read at column 0 and 16), column 2 the even lanes of
+// two read at column 2 (the second reaching past the row: masked). Per
+// input row and channel 4 reads and 3 two-source shuffles: 9 rows x 4
+// channels make 144 reads and 108 shuffles for 144 FMAs.
+// CHECK-LABEL: func.func @depthwise_stride2(
+// CHECK: %[[LO:.*]] = vector.transfer_read %arg0[%c0, %c0, %c0, %c0], %cst {in_bounds = [true]} : tensor<1x4x9x33xf32>, vector<16xf32>
+// CHECK: %[[HI:.*]] = vector.transfer_read %arg0[%c0, %c0, %c0, %c16], %cst {in_bounds = [true]} : tensor<1x4x9x33xf32>, vector<16xf32>
+// CHECK: vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.shuffle %[[LO]], %[[HI]] [1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.transfer_read %arg0[%c0, %c0, %c0, %c18], %cst : tensor<1x4x9x33xf32>, vector<16xf32>
+// CHECK-NOT: vector<32xf32>
+// CHECK: vector.fma {{.*}} : vector<16xf32>
+func.func @depthwise_stride2(%x: tensor<1x4x9x33xf32>, %w: tensor<4x3x3xf32>, %o: tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32> {
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x4x9x33xf32>, tensor<4x3x3xf32>) outs(%o : tensor<1x4x4x16xf32>) -> tensor<1x4x4x16xf32>
+  return %0 : tensor<1x4x4x16xf32>
+}
+
+// -----
+
 // An elementwise op whose innermost dimension is a unit one (a
 // squeeze-and-excitation gate [1, C, 1, 1]) loses its unit dimensions and
 // runs along the channels: two vectors of 16, not one masked vector per

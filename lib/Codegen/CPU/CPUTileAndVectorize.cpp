@@ -471,15 +471,44 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
   SmallVector<int64_t> lanes;
   for (int64_t w = 0; w < lanesWide; ++w)
     lanes.push_back(w * strideW);
+  // Stride 2: the columns kw + 2w of window column kw are lanes kw % 2,
+  // kw % 2 + 2, ... of the two vectors read at kw - kw % 2, which window
+  // columns kw and kw + 1 share; one two-source shuffle (vpermt2ps on
+  // AVX-512) picks them. One double-width vector shuffled with itself took
+  // LLVM three shuffles, and one read per window column: a 3x3 stride-2
+  // depthwise tile spent more instructions on shuffles than on FMAs.
+  auto pairRead = [&](int64_t c, int64_t ih, int64_t col) {
+    SmallVector<Value, 2> halves;
+    for (int64_t j = 0; j < 2; ++j)
+      halves.push_back(vector::TransferReadOp::create(
+          rewriter, loc, rowType, input,
+          ValueRange{zero, index(c), index(ih), index(col + j * lanesWide)},
+          padding, ArrayRef<bool>{col + (j + 1) * lanesWide <= inWidth}));
+    return halves;
+  };
   for (int64_t ih = 0; ih < (rows - 1) * strideH + window[0]; ++ih) {
+    DenseMap<std::pair<int64_t, int64_t>, SmallVector<Value, 2>> pairs;
     for (int64_t kw = 0; kw < window[1]; ++kw) {
       for (int64_t c = 0; c < channels; ++c) {
-        Value row = vector::TransferReadOp::create(
-            rewriter, loc, readType, input,
-            ValueRange{zero, index(c), index(ih), index(kw)}, padding,
-            ArrayRef<bool>{kw + readWidth <= inWidth});
-        if (strideW != 1)
-          row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
+        Value row;
+        if (strideW == 2) {
+          int64_t base = kw - kw % 2;
+          auto it = pairs.find({c, base});
+          if (it == pairs.end())
+            it = pairs.try_emplace({c, base}, pairRead(c, ih, base)).first;
+          SmallVector<int64_t> picked;
+          for (int64_t w = 0; w < lanesWide; ++w)
+            picked.push_back(kw % 2 + 2 * w);
+          row = vector::ShuffleOp::create(rewriter, loc, it->second[0],
+                                          it->second[1], picked);
+        } else {
+          row = vector::TransferReadOp::create(
+              rewriter, loc, readType, input,
+              ValueRange{zero, index(c), index(ih), index(kw)}, padding,
+              ArrayRef<bool>{kw + readWidth <= inWidth});
+          if (strideW != 1)
+            row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
+        }
         for (int64_t r = 0; r < rows; ++r) {
           int64_t kh = ih - r * strideH;
           if (kh < 0 || kh >= window[0])
