@@ -152,6 +152,12 @@ def main():
     if isinstance(made, tuple):
         made, inputs = made
     if inputs is None:
+        # As `python3 -m fx_mlir.import`: a factory without example inputs
+        # needs their shapes (a torchvision classifier called without its
+        # input raised a TypeError from deep inside forward()).
+        if not args.input_shape:
+            parser.error(f"{args.model} returns no example inputs: pass "
+                         "--input-shape for each input (e.g. --input-shape 1,3,224,224)")
         gen = torch.Generator().manual_seed(args.seed + 1)
         inputs = tuple(torch.randn(s, generator=gen) for s in args.input_shape)
     if isinstance(made, torch.nn.Module):
