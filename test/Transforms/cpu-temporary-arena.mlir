@@ -77,6 +77,33 @@ func.func @views_and_loops(%n: index) {
 
 // -----
 
+// Views touch no memory: subviews hoisted next to the allocations (as
+// bufferization leaves those of padded buffers) do not start the ranges,
+// so %p, used only before %q's first use, shares its bytes.
+// CHECK-LABEL: func.func @hoisted_views
+// CHECK:      memref.alloc() {alignment = 64 : i64} : memref<400xi8>
+// CHECK:      arith.constant 0 : index
+// CHECK-NEXT: memref.view {{.*}} to memref<10x10xf32>
+// CHECK:      arith.constant 0 : index
+// CHECK-NEXT: memref.view {{.*}} to memref<10x10xf32>
+func.func private @fill(memref<8x8xf32, strided<[10, 1], offset: 11>>)
+func.func private @read(memref<10x10xf32>)
+func.func @hoisted_views() {
+  %p = memref.alloc() {alignment = 64 : i64} : memref<10x10xf32>
+  %pi = memref.subview %p[1, 1] [8, 8] [1, 1] : memref<10x10xf32> to memref<8x8xf32, strided<[10, 1], offset: 11>>
+  %q = memref.alloc() {alignment = 64 : i64} : memref<10x10xf32>
+  %qi = memref.subview %q[1, 1] [8, 8] [1, 1] : memref<10x10xf32> to memref<8x8xf32, strided<[10, 1], offset: 11>>
+  call @fill(%pi) : (memref<8x8xf32, strided<[10, 1], offset: 11>>) -> ()
+  call @read(%p) : (memref<10x10xf32>) -> ()
+  call @fill(%qi) : (memref<8x8xf32, strided<[10, 1], offset: 11>>) -> ()
+  call @read(%q) : (memref<10x10xf32>) -> ()
+  memref.dealloc %p : memref<10x10xf32>
+  memref.dealloc %q : memref<10x10xf32>
+  return
+}
+
+// -----
+
 // Left alone: a returned buffer, a buffer of dynamic size, one allocated in
 // a nested region; with fewer than two candidates, no arena.
 // CHECK-LABEL: func.func @left_alone

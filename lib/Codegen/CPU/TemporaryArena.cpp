@@ -62,10 +62,14 @@ bool analyze(Temporary &t, Block &entry,
       if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
         if (view.getViewSource() != value)
           return false;
+        // A view touches no memory: its users count, not where it is
+        // (bufferization hoists the subviews of padded buffers to the
+        // allocations, which made every range start there).
         worklist.push_back(view->getResult(0));
-      } else if (llvm::any_of(user->getResultTypes(),
-                              llvm::IsaPred<BaseMemRefType>) ||
-                 user->hasTrait<OpTrait::IsTerminator>()) {
+        continue;
+      }
+      if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<BaseMemRefType>) ||
+          user->hasTrait<OpTrait::IsTerminator>()) {
         // An op that may return the buffer (or leave the function with it).
         return false;
       }

@@ -351,7 +351,8 @@ def FXTemporaryArena : Pass<"fx-temporary-arena", "::mlir::func::FuncOp"> {
     returned, becomes a `memref.view` into one arena allocated at the
     function's start and freed before its return. Its live range runs from
     the first to the last op of the entry block that uses it or a view of it
-    (an op that uses it in a nested region counts as a whole); temporaries
+    (an op that uses it in a nested region counts as a whole; the view ops
+    themselves, which touch no memory, do not count); temporaries
     whose ranges overlap get disjoint bytes, the others may share them.
     Offsets are found greedily, largest buffer first, each at the lowest
     offset (aligned to `alignment`, or the allocation's larger alignment)
