@@ -60,11 +60,13 @@ func.func @elementwise_masked(%x: tensor<37xf32>) -> tensor<37xf32> {
 // -----
 
 // Max pooling is tiled to one output row and window position and
-// vectorized along the output columns: a stride of 2 reads 4 elements (3 in
-// bounds) and keeps every other lane.
+// vectorized along the output columns: a stride of 2 reads two halves of 2
+// elements (the second with 1 in bounds) and picks the even lanes of both
+// with one two-source shuffle.
 // CHECK-LABEL: func.func @pooling_vectorized(
-// CHECK: vector.transfer_read {{.*}} {in_bounds = [true, false]} : tensor<1x3xf32>, vector<1x4xf32>
-// CHECK: vector.shuffle {{.*}} [0, 2] : vector<4xf32>, vector<4xf32>
+// CHECK: %[[LO:.*]] = vector.transfer_read {{.*}}[%c0, %c0], %cst {in_bounds = [true, true]} : tensor<1x3xf32>, vector<1x2xf32>
+// CHECK: %[[HI:.*]] = vector.transfer_read {{.*}}[%c0, %c2], %cst {in_bounds = [true, false]} : tensor<1x3xf32>, vector<1x2xf32>
+// CHECK: vector.shuffle {{.*}} [0, 2] : vector<2xf32>, vector<2xf32>
 // CHECK: arith.maximumf {{.*}} : vector<2xf32>
 // CHECK-NOT: linalg.pooling_nchw_max
 func.func @pooling_vectorized(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {

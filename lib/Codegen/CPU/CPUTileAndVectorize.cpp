@@ -279,7 +279,10 @@ static int64_t widenedLanes(int64_t width, int64_t registerLanes) {
 /// accumulator is read once and written once per tile, and
 /// loop-invariant-subset-hoisting keeps it in registers across the window
 /// positions and channel steps. A strided convolution reads stride * W
-/// contiguous elements and keeps every stride-th lane.
+/// contiguous elements and keeps every stride-th lane; stride 2 reads them
+/// as two halves and picks the even lanes with one two-source shuffle
+/// (resnet18's 3x3 stride-2 max pooling at 112x112: 77.5 -> 58.9 us on a
+/// Zen 5 EPYC, two threads).
 /// Rows are widened to whole registers (widenedLanes).
 static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
                                        linalg::LinalgOp conv,
@@ -352,16 +355,29 @@ static LogicalResult vectorizeConvTile(RewriterBase &rewriter,
       rewriter, loc, accType, outMatrix, indices, padding,
       /*inBounds=*/ArrayRef<bool>{true, !widened});
   int64_t readWidth = lanesWide * stride;
-  bool readInBounds = readWidth <= inputType.getDimSize(3);
-  Value rows = vector::TransferReadOp::create(
-      rewriter, loc, VectorType::get({numC, readWidth}, elementType), inMatrix,
-      indices, padding, ArrayRef<bool>{true, readInBounds});
+  int64_t inWidth = inputType.getDimSize(3);
+  // Stride 2 reads the row as two single-width halves and picks the even
+  // lanes with one two-source shuffle (vectorizeDepthwiseRows says why);
+  // other strides read stride * W elements and keep every stride-th lane.
+  bool halves = stride == 2;
+  auto readRows = [&](int64_t column, int64_t width) -> Value {
+    Value at[] = {zero, arith::ConstantIndexOp::create(rewriter, loc, column)};
+    return vector::TransferReadOp::create(
+        rewriter, loc, VectorType::get({numC, width}, elementType), inMatrix,
+        at, padding, ArrayRef<bool>{true, column + width <= inWidth});
+  };
+  Value rows = readRows(0, halves ? lanesWide : readWidth);
+  Value highRows = halves ? readRows(lanesWide, lanesWide) : Value();
   SmallVector<int64_t> lanes;
   for (int64_t w = 0; w < lanesWide; ++w)
     lanes.push_back(w * stride);
   for (int64_t c = 0; c < numC; ++c) {
     Value row = vector::ExtractOp::create(rewriter, loc, rows, c);
-    if (stride != 1)
+    if (halves)
+      row = vector::ShuffleOp::create(
+          rewriter, loc, row,
+          vector::ExtractOp::create(rewriter, loc, highRows, c), lanes);
+    else if (stride != 1)
       row = vector::ShuffleOp::create(rewriter, loc, row, row, lanes);
     if (pooling) {
       Value accRow = vector::ExtractOp::create(rewriter, loc, acc, c);
