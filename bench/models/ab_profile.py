@@ -50,7 +50,8 @@ def main():
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
     parser.add_argument("--reps", type=int, default=4)
     parser.add_argument("--runs", type=int, default=4)
-    parser.add_argument("--group", nargs="*", default=[])
+    parser.add_argument("--group", nargs="*", action="extend", default=[],
+                        help="sum the loops whose names contain this (repeatable; several words each)")
     args = parser.parse_args()
     fxrt = os.path.join(args.build, "bin", "fxrt-run")
     best = {}
