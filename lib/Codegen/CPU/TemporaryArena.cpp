@@ -5,13 +5,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferUses.h"
+
 #include "fx/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 
 namespace mlir::fx {
@@ -48,40 +49,30 @@ bool analyze(Temporary &t, Block &entry,
              const DenseMap<Operation *, int64_t> &position) {
   t.first = std::numeric_limits<int64_t>::max();
   t.last = -1;
-  SmallVector<Value> worklist = {t.alloc.getResult()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
-        if (dealloc->getBlock() != &entry)
-          return false;
+  // View ops touch no memory: only their users count (bufferization hoists
+  // the subviews of padded buffers to the allocations, which made every
+  // range start there).
+  bool placeable = fx::cpu::forEachBufferUse(
+      t.alloc.getResult(),
+      [&](memref::DeallocOp dealloc) {
         t.deallocs.push_back(dealloc);
-        continue;
-      }
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
-        if (view.getViewSource() != value)
-          return false;
-        // A view touches no memory: its users count, not where it is
-        // (bufferization hoists the subviews of padded buffers to the
-        // allocations, which made every range start there).
-        worklist.push_back(view->getResult(0));
-        continue;
-      }
-      if (llvm::any_of(user->getResultTypes(), llvm::IsaPred<BaseMemRefType>) ||
-          user->hasTrait<OpTrait::IsTerminator>()) {
+        return dealloc->getBlock() == &entry;
+      },
+      [&](Operation *user) {
         // An op that may return the buffer (or leave the function with it).
-        return false;
-      }
-      Operation *top = entry.findAncestorOpInBlock(*user);
-      if (!top)
-        return false;
-      int64_t at = position.lookup(top);
-      t.first = std::min(t.first, at);
-      t.last = std::max(t.last, at);
-    }
-  }
-  return !t.deallocs.empty();
+        if (llvm::any_of(user->getResultTypes(),
+                         llvm::IsaPred<BaseMemRefType>) ||
+            user->hasTrait<OpTrait::IsTerminator>())
+          return false;
+        Operation *top = entry.findAncestorOpInBlock(*user);
+        if (!top)
+          return false;
+        int64_t at = position.lookup(top);
+        t.first = std::min(t.first, at);
+        t.last = std::max(t.last, at);
+        return true;
+      });
+  return placeable && !t.deallocs.empty();
 }
 
 /// Offsets for `temporaries`, largest first, each at the lowest aligned

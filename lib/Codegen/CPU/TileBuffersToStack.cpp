@@ -6,13 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferUses.h"
+
 #include "fx/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXTILEBUFFERSTOSTACK
@@ -30,28 +31,16 @@ constexpr int64_t kMaxTotalBytes = 512 * 1024;
 /// the allocation's own block. Fills `deallocs`.
 static bool livesInIteration(memref::AllocOp alloc,
                              SmallVectorImpl<memref::DeallocOp> &deallocs) {
-  SmallVector<Value> worklist = {alloc.getResult()};
-  while (!worklist.empty()) {
-    Value value = worklist.pop_back_val();
-    for (OpOperand &use : value.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
-        if (dealloc->getBlock() != alloc->getBlock())
-          return false;
+  return fx::cpu::forEachBufferUse(
+      alloc.getResult(),
+      [&](memref::DeallocOp dealloc) {
         deallocs.push_back(dealloc);
-        continue;
-      }
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
-        if (view.getViewSource() != value)
-          return false;
-        worklist.push_back(view->getResult(0));
-        continue;
-      }
-      if (user->hasTrait<OpTrait::IsTerminator>() || isa<CallOpInterface>(user))
-        return false;
-    }
-  }
-  return true;
+        return dealloc->getBlock() == alloc->getBlock();
+      },
+      [](Operation *user) {
+        return !user->hasTrait<OpTrait::IsTerminator>() &&
+               !isa<CallOpInterface>(user);
+      });
 }
 
 struct TileBuffersToStackPass
