@@ -12,7 +12,20 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <optional>
+
 namespace mlir::fx::cpu {
+
+/// The bytes of a buffer of `type` if both passes may move it: a static
+/// shape, an identity layout and integer or float elements (an index
+/// element has no bit width to count: asking for one asserted); nothing
+/// otherwise.
+inline std::optional<int64_t> staticBufferBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
 
 /// Calls `onDealloc` for every memref.dealloc of `buffer` and `onUse` for
 /// every other use of it or of a view of it (view ops are followed, not

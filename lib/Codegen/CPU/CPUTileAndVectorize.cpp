@@ -493,6 +493,11 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
   // AVX-512) picks them. One double-width vector shuffled with itself took
   // LLVM three shuffles, and one read per window column: a 3x3 stride-2
   // depthwise tile spent more instructions on shuffles than on FMAs.
+  // Lanes kw % 2, kw % 2 + 2, ...: `lanes` for even kw (stride 2), these
+  // for odd.
+  SmallVector<int64_t> oddLanes;
+  for (int64_t w = 0; w < lanesWide; ++w)
+    oddLanes.push_back(1 + 2 * w);
   auto pairRead = [&](int64_t c, int64_t ih, int64_t col) {
     SmallVector<Value, 2> halves;
     for (int64_t j = 0; j < 2; ++j)
@@ -512,11 +517,9 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
           auto it = pairs.find({c, base});
           if (it == pairs.end())
             it = pairs.try_emplace({c, base}, pairRead(c, ih, base)).first;
-          SmallVector<int64_t> picked;
-          for (int64_t w = 0; w < lanesWide; ++w)
-            picked.push_back(kw % 2 + 2 * w);
           row = vector::ShuffleOp::create(rewriter, loc, it->second[0],
-                                          it->second[1], picked);
+                                          it->second[1],
+                                          kw % 2 ? oddLanes : lanes);
         } else {
           row = vector::TransferReadOp::create(
               rewriter, loc, readType, input,

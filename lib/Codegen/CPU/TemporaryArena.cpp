@@ -128,14 +128,13 @@ struct TemporaryArenaPass
 
     SmallVector<Temporary> temporaries;
     for (auto alloc : entry.getOps<memref::AllocOp>()) {
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrIndexOrFloat() || type.getMemorySpace())
+      std::optional<int64_t> bytes =
+          fx::cpu::staticBufferBytes(alloc.getType());
+      if (!bytes || alloc.getType().getMemorySpace())
         continue;
       Temporary t;
       t.alloc = alloc;
-      t.bytes = std::max<int64_t>(
-          1, type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8));
+      t.bytes = std::max<int64_t>(1, *bytes);
       t.alignment = std::max<int64_t>(
           alignment, alloc.getAlignment() ? *alloc.getAlignment() : 1);
       if (!analyze(t, entry, position))

@@ -59,15 +59,11 @@ struct TileBuffersToStackPass
       if (alloc->getParentOfType<scf::ForallOp>() ||
           alloc->getParentOfType<scf::ParallelOp>())
         return;
-      MemRefType type = alloc.getType();
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrIndexOrFloat())
+      std::optional<int64_t> bytes =
+          fx::cpu::staticBufferBytes(alloc.getType());
+      if (!bytes || *bytes > maxBytes)
         return;
-      int64_t bytes =
-          type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
-      if (bytes > maxBytes)
-        return;
-      allocs.push_back({alloc, bytes});
+      allocs.push_back({alloc, *bytes});
     });
     OpBuilder builder = OpBuilder::atBlockBegin(&entry);
     // The slots of one function together stay far below a thread's stack
