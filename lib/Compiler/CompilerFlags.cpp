@@ -34,6 +34,16 @@ struct Flags {
                          "Zen 5, whose models make LLVM spill the register "
                          "tiles: tuned for Zen 3 there) or an LLVM CPU name"),
                 cl::init("auto"), cl::cat(category)),
+        subBatch(
+            "sub-batch",
+            cl::desc("CPU: run a batch-separable model (each index of its "
+                     "inputs' outermost dimension computed on its own, as in "
+                     "convolution nets) as calls on slices of the batch: "
+                     "auto (one item per call where one item's temporaries "
+                     "and the weights fit the caches better than the whole "
+                     "batch's temporaries), off, or the items per call (a "
+                     "divisor of the batch)"),
+            cl::init("auto"), cl::cat(category)),
         linker("linker",
                cl::desc("ELF linker for the CPU code (default: ld.lld from "
                         "PATH or LLVM's bin directory)"),
@@ -101,7 +111,7 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, tuneCPU, linker;
+  cl::opt<std::string> mode, cpu, tuneCPU, subBatch, linker;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<std::string> precision;
@@ -131,6 +141,9 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
   options.mode = mode.value();
   options.cpu = f->cpu;
   options.tuneCPU = f->tuneCPU;
+  if (rt::Status s = checkSubBatch(f->subBatch); !s.isOk())
+    return rt::Status::error("--sub-batch: " + s.message());
+  options.subBatch = f->subBatch;
   options.linker = f->linker;
   options.fusion = !f->noFusion;
   options.dispatchRegions = !f->noDispatchRegions;

@@ -471,6 +471,8 @@ public:
         .add("symbol", json::quote(code.symbol))
         .add("imports", strings(code.imports))
         .add("library", blob(code.library.data(), code.library.size()));
+    if (code.subBatch)
+      object.add("sub_batch", std::to_string(code.subBatch));
     if (code.prepare) {
       std::string results = "[";
       for (const TensorSpec &spec : code.prepare->results)
@@ -1142,6 +1144,16 @@ private:
     if (length == 0)
       return error(join(path, "library"), "is empty");
     code.library.assign(begin, begin + length);
+    // Optional: code for the whole batch has none.
+    if (value.find("sub_batch")) {
+      uint64_t subBatch;
+      if (Status s = getUnsigned(value, "sub_batch", path, INT64_MAX, subBatch);
+          !s.isOk())
+        return s;
+      if (subBatch == 0)
+        return error(join(path, "sub_batch"), "is 0");
+      code.subBatch = int64_t(subBatch);
+    }
     // Optional: CPU code without parameter computations has none.
     if (const json::Value *prepare = value.find("prepare")) {
       std::string where = join(path, "prepare");

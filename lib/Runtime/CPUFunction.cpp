@@ -70,20 +70,28 @@ Status CPUFunction::check(const TensorSpec &spec, const Tensor &tensor,
 
 namespace {
 /// A memref descriptor laid out as 64-bit words, with row-major strides.
-std::vector<int64_t> makeDescriptor(const Tensor &tensor) {
+/// The descriptor of `tensor`, or with `items` > 0 of its slice of `items`
+/// indices of the outermost dimension from `first` on (the pointers
+/// advanced: the code's memrefs have a static offset of 0).
+std::vector<int64_t> makeDescriptor(const Tensor &tensor, int64_t first = 0,
+                                    int64_t items = 0) {
   const std::vector<int64_t> &shape = tensor.shape();
   size_t rank = shape.size();
   std::vector<int64_t> desc(3 + 2 * rank);
-  auto ptr = reinterpret_cast<intptr_t>(tensor.data());
-  desc[0] = static_cast<int64_t>(ptr);
-  desc[1] = static_cast<int64_t>(ptr);
-  desc[2] = 0;
   int64_t stride = 1;
   for (size_t i = rank; i-- > 0;) {
     desc[3 + i] = shape[i];
     desc[3 + rank + i] = stride;
     stride *= shape[i];
   }
+  auto ptr = reinterpret_cast<intptr_t>(tensor.data());
+  if (items > 0) {
+    desc[3] = items;
+    ptr += first * desc[3 + rank] * intptr_t(dtypeSize(tensor.dtype()));
+  }
+  desc[0] = static_cast<int64_t>(ptr);
+  desc[1] = static_cast<int64_t>(ptr);
+  desc[2] = 0;
   return desc;
 }
 } // namespace
@@ -127,23 +135,63 @@ Result<std::vector<Tensor>> FunctionSignature::runWithNewOutputs(
   return tensors;
 }
 
+Status CPUFunction::setSubBatch(int64_t subBatch, std::vector<bool> sliced) {
+  if (subBatch < 1)
+    return Status::error("a sub-batch of " + std::to_string(subBatch));
+  sliced.resize(sig.inputs.size(), false);
+  int64_t batch = -1;
+  auto check = [&](const TensorSpec &spec, const std::string &what) {
+    int64_t outer = spec.shape.empty() ? -1 : spec.shape[0];
+    if (outer < 1 || outer % subBatch || (batch >= 0 && outer != batch))
+      return Status::error(
+          "the CPU code computes " + std::to_string(subBatch) +
+          " items at a time, which do not divide " + what + " " + spec.str() +
+          (batch >= 0 ? " into batches of " + std::to_string(batch) : ""));
+    batch = outer;
+    return Status::ok();
+  };
+  for (size_t i = 0; i < sig.inputs.size(); ++i)
+    if (sliced[i])
+      if (Status s = check(sig.inputs[i], "input " + std::to_string(i));
+          !s.isOk())
+        return s;
+  for (size_t i = 0; i < sig.outputs.size(); ++i)
+    if (Status s = check(sig.outputs[i], "output " + std::to_string(i));
+        !s.isOk())
+      return s;
+  if (batch < 0)
+    return Status::error("a sub-batch for code without batched tensors");
+  subBatchItems = subBatch;
+  batchItems = batch;
+  slicedInputs = std::move(sliced);
+  return Status::ok();
+}
+
 Status CPUFunction::runInto(const std::vector<Tensor> &inputs,
                             std::vector<Tensor> &outputs) const {
   if (Status s = sig.checkArguments(inputs, outputs); !s.isOk())
     return s;
-  std::vector<std::vector<int64_t>> descriptors;
-  descriptors.reserve(inputs.size() + outputs.size());
-  for (const Tensor &t : inputs)
-    descriptors.push_back(makeDescriptor(t));
-  for (const Tensor &t : outputs)
-    descriptors.push_back(makeDescriptor(t));
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-  std::vector<void *> args;
-  for (void *&p : descriptorPtrs)
-    args.push_back(&p);
-  function(args.data());
+  // One call, or one per slice of subBatchItems items.
+  int64_t batch = subBatchItems ? batchItems : 1;
+  int64_t step = subBatchItems ? subBatchItems : 1;
+  std::vector<std::vector<int64_t>> descriptors(inputs.size() + outputs.size());
+  std::vector<void *> descriptorPtrs(descriptors.size());
+  std::vector<void *> args(descriptors.size());
+  for (int64_t first = 0; first < batch; first += step) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      descriptors[i] = subBatchItems && slicedInputs[i]
+                           ? makeDescriptor(inputs[i], first, subBatchItems)
+                           : makeDescriptor(inputs[i]);
+    for (size_t i = 0; i < outputs.size(); ++i)
+      descriptors[inputs.size() + i] =
+          subBatchItems ? makeDescriptor(outputs[i], first, subBatchItems)
+                        : makeDescriptor(outputs[i]);
+    for (size_t i = 0; i < descriptors.size(); ++i) {
+      descriptorPtrs[i] = descriptors[i].data();
+      args[i] = &descriptorPtrs[i];
+    }
+    function(args.data());
+  }
   return Status::ok();
 }
 

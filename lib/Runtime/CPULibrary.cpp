@@ -37,9 +37,7 @@ struct FeatureCheck {
 // __builtin_cpu_supports takes string literals only, hence one function
 // each. The names are LLVM's (and the compiler's) feature names.
 #define FX_X86_FEATURE(NAME, CPUID)                                            \
-  {                                                                            \
-    NAME, [] { return bool(__builtin_cpu_supports(CPUID)); }                   \
-  }
+  {NAME, [] { return bool(__builtin_cpu_supports(CPUID)); }}
 const FeatureCheck kFeatureChecks[] = {
     FX_X86_FEATURE("sse4.2", "sse4.2"),
     FX_X86_FEATURE("popcnt", "popcnt"),
@@ -253,9 +251,21 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
                       std::move(prepareSignature));
     prepareArguments = prepare.arguments;
   }
+  std::vector<bool> sliced;
+  for (const TensorSpec &spec : signature.inputs)
+    sliced.push_back(!spec.parameter);
+  // Prepared parameters (appended above) are not sliced.
+  sliced.resize(signature.inputs.size() -
+                    (code.prepare ? code.prepare->results.size() : 0),
+                false);
+  CPUFunction entryFn(function, signature);
+  if (code.subBatch)
+    if (Status s = entryFn.setSubBatch(code.subBatch, std::move(sliced));
+        !s.isOk())
+      return fail(s.message());
   return std::unique_ptr<CPULibrary>(
-      new CPULibrary(handle, fd, CPUFunction(function, std::move(signature)),
-                     std::move(prepareFn), std::move(prepareArguments)));
+      new CPULibrary(handle, fd, std::move(entryFn), std::move(prepareFn),
+                     std::move(prepareArguments)));
 }
 
 Result<std::vector<Tensor>>

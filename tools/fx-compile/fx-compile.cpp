@@ -308,6 +308,9 @@ int main(int argc, char **argv) {
         graphs.emplace_back(name, stats.dispatchGraph);
       summary += llvm::formatv("CPU code for {0} ({1} KiB)", entry.cpu->cpu,
                                (entry.cpu->library.size() + 1023) / 1024);
+      if (entry.cpu->subBatch)
+        summary += llvm::formatv(", {0} item(s) per call (--sub-batch)",
+                                 entry.cpu->subBatch);
     }
     if (entry.vulkan) {
       const rt::vk::Program &program = *entry.vulkan;

@@ -308,7 +308,7 @@ TEST_F(ArtifactTest, HeaderLayoutAndAlignedBlobs) {
   EXPECT_EQ(load64(valid, 40), valid.size());
   EXPECT_EQ(load64(valid, 24) + load64(valid, 32), valid.size());
   std::string text = manifest();
-  EXPECT_CONTAINS(text, "\"format_version\": 2");
+  EXPECT_CONTAINS(text, "\"format_version\": 3");
   EXPECT_CONTAINS(text, "\"producer\": \"ArtifactTest\"");
   EXPECT_CONTAINS(text, "{\"name\": \"layer.w\", \"dtype\": \"f16\", "
                         "\"shape\": [3], \"parameter\": true}");
@@ -377,9 +377,9 @@ TEST_F(ArtifactTest, RejectsWrongMagic) {
 
 TEST_F(ArtifactTest, RejectsOtherVersions) {
   std::vector<uint8_t> bytes = valid;
-  bytes[16] = 3;
-  EXPECT_EQ(error(bytes), "artifact format version 3 is not supported (this "
-                          "runtime reads version 2)");
+  bytes[16] = 4;
+  EXPECT_EQ(error(bytes), "artifact format version 4 is not supported (this "
+                          "runtime reads version 3)");
   bytes[16] = 0;
   bytes[19] = 1;
   EXPECT_CONTAINS(error(bytes), "version 16777216 is not supported");
@@ -455,7 +455,7 @@ TEST_F(ArtifactTest, RejectsMalformedJson) {
 }
 
 TEST_F(ArtifactTest, RejectsMissingMembers) {
-  EXPECT_EQ(error(replaced("\"format_version\": 2,", "")),
+  EXPECT_EQ(error(replaced("\"format_version\": 3,", "")),
             "manifest: the top level: missing member 'format_version'");
   EXPECT_EQ(error(replaced("\"producer\": \"ArtifactTest\",", "")),
             "manifest: the top level: missing member 'producer'");
@@ -481,7 +481,7 @@ TEST_F(ArtifactTest, RejectsMissingMembers) {
 TEST_F(ArtifactTest, RejectsMistypedMembers) {
   EXPECT_EQ(error(replaced("\"name\": \"forward\"", "\"name\": 5")),
             "manifest: entries[0].name: expected a string, got a number");
-  EXPECT_EQ(error(withManifest("{\"format_version\": 2, \"producer\": \"p\", "
+  EXPECT_EQ(error(withManifest("{\"format_version\": 3, \"producer\": \"p\", "
                                "\"entries\": {}}")),
             "manifest: entries: expected an array, got an object");
   EXPECT_EQ(error(replaced("\"shape\": [2, 3]", "\"shape\": [2, -3]")),
@@ -507,8 +507,8 @@ TEST_F(ArtifactTest, RejectsMistypedMembers) {
 }
 
 TEST_F(ArtifactTest, RejectsManifestVersionDifferentFromHeader) {
-  EXPECT_EQ(error(replaced("\"format_version\": 2", "\"format_version\": 3")),
-            "manifest: format_version: is 3 but the header says 2");
+  EXPECT_EQ(error(replaced("\"format_version\": 3", "\"format_version\": 4")),
+            "manifest: format_version: is 4 but the header says 3");
 }
 
 TEST_F(ArtifactTest, RejectsUnknownNames) {

@@ -64,6 +64,8 @@ enum class CompileMode { Default, ReduceOverhead, MaxAutotune };
 const char *modeName(CompileMode mode);
 /// The mode of that name, or an error listing the names.
 rt::Result<CompileMode> parseMode(const std::string &name);
+/// Checks a CompilerOptions::subBatch value: auto, off or a positive number.
+rt::Status checkSubBatch(const std::string &value);
 
 /// Everything that decides how the compiler compiles: the one options type
 /// of the embedding API, fx-run and fx-compile (whose flags set these
@@ -104,6 +106,15 @@ struct CompilerOptions {
   /// CPU: the CPU whose scheduling model LLVM's code generation follows:
   /// auto (see CPUCompileOptions::tuneCPU) or an LLVM CPU name.
   std::string tuneCPU = "auto";
+  /// CPU: how a batch-separable entry (each index of its inputs' outermost
+  /// dimension computed on its own: most convolution nets) runs a batch:
+  /// "auto" (calls of one item where the caches hold one item's
+  /// temporaries and the weights better than a whole batch's temporaries;
+  /// see docs/Pipelines.md), "off" (the whole batch in one call), or a
+  /// number N of items per call (a divisor of the batch; an error if the
+  /// entry cannot be split). The CPU code then computes N items and the
+  /// runtime calls it once per slice (rt::CPUCode::subBatch).
+  std::string subBatch = "auto";
   /// CPU: parallel chunks per large op (0: the hardware threads).
   int64_t threads = 0;
   /// CPU: tile and vectorize (off: scalar loops).

@@ -21,7 +21,7 @@
 //
 // The manifest:
 //
-//   {"format_version": 2, "producer": "fx-run (fx-mlir)",
+//   {"format_version": 3, "producer": "fx-run (fx-mlir)",
 //    "entries": [{"name": "forward",
 //                 "inputs": [{"name": "x", "dtype": "f32", "shape": [2, 4],
 //                             "parameter": false}, ...],
@@ -34,6 +34,9 @@
 //   {"arch": "x86_64", "cpu": "x86-64-v3", "features": ["avx2", ...],
 //    "symbol": "fxrt_entry_forward", "imports": ["fxrtParallelFor", ...],
 //    "library": BLOB (an ELF shared object),
+//    "sub_batch" (optional): N (the code computes N items of the outermost
+//                 dimension of the inputs that are not parameters and of the
+//                 outputs; a run calls it once per slice of the batch),
 //    "prepare" (optional): {"symbol": "fxrt_entry_forward__prepare",
 //                           "arguments": [1, 4, ...] (the entry's inputs it
 //                                                     reads: parameters),
@@ -111,8 +114,10 @@ namespace fx::rt {
 
 /// The format version this runtime writes and the only one it reads.
 /// Version 2 added CPU prepare functions: a version 1 reader would ignore
-/// one and call the entry without its prepared parameters.
-constexpr uint32_t kArtifactFormatVersion = 2;
+/// one and call the entry without its prepared parameters. Version 3 added
+/// CPU code for a sub-batch (`sub_batch`), which a version 2 reader would
+/// call on the whole batch.
+constexpr uint32_t kArtifactFormatVersion = 3;
 /// The header's size; blobs start right after it.
 constexpr size_t kArtifactHeaderSize = 64;
 /// Blobs start at multiples of this (so they could be mapped and used in

@@ -103,6 +103,14 @@ public:
   CPUFunction(PackedFunction function, FunctionSignature signature)
       : function(function), sig(std::move(signature)) {}
 
+  /// Code compiled for `subBatch` items of the outermost dimension of the
+  /// inputs flagged in `sliced` and of every output (CPUCode::subBatch):
+  /// runs take a whole batch and call the code once per consecutive slice.
+  /// Errors: a sliced input or an output whose outermost dimension is not
+  /// a multiple of `subBatch`, or that differs between them.
+  Status setSubBatch(int64_t subBatch, std::vector<bool> sliced);
+  int64_t subBatch() const { return subBatchItems; }
+
   const FunctionSignature &signature() const { return sig; }
 
   /// Checks `inputs` against the signature (count, dtype, shape; errors name
@@ -122,6 +130,9 @@ public:
 private:
   PackedFunction function;
   FunctionSignature sig;
+  /// 0: the code computes the whole signature at once.
+  int64_t subBatchItems = 0, batchItems = 0;
+  std::vector<bool> slicedInputs;
 };
 
 } // namespace fx::rt

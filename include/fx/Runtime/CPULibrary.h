@@ -8,7 +8,8 @@
 //
 // The shared object imports nothing from the process by name: the support
 // functions compiled code calls (the thread pool's fxrtParallelFor,
-// memrefCopy, HostAllocator.h's allocation functions) are reached through pointer variables the object exports as
+// memrefCopy, HostAllocator.h's allocation functions) are reached through
+// pointer variables the object exports as
 // `__fxrt_import_<name>`, which the loader fills. So several models, and
 // processes that load the runtime privately (RTLD_LOCAL, e.g. Python's
 // ctypes), all work. libc and libm functions come from libc.so.6 and
@@ -92,6 +93,11 @@ struct CPUCode {
   std::vector<uint8_t> library;
   /// The function computing the entry's prepared parameters, if any.
   std::optional<CPUPrepare> prepare;
+  /// 0: the code computes the entry's signature. Else it computes this
+  /// many items of the outermost dimension of every input that is not a
+  /// parameter and of every output (fx-compile --sub-batch), and a run
+  /// calls it once per consecutive slice of the batch.
+  int64_t subBatch = 0;
 };
 
 /// A runtime function compiled code may import, and where it is.

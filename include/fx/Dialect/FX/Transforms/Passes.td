@@ -1,7 +1,8 @@
 //===- Passes.td - FX dialect passes -----------------------*- tablegen -*-===//
 //
-// Rewrites on the FX dialect itself, before it is lowered: shape refinement
-// and the folding of inference batch norms into convolutions.
+// Rewrites on the FX dialect itself, before it is lowered: shape refinement,
+// the folding of inference batch norms into convolutions and the re-typing
+// of a batch-separable function for a sub-batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +51,37 @@ def FXFoldConvBatchNorm : Pass<"fx-fold-conv-batch-norm", "func::FuncOp"> {
     time) are left alone. The folded ops carry the fused location of the
     convolution and the batch norm.
   }];
+  let dependentDialects = ["::mlir::fx::FXDialect"];
+}
+
+def FXSubBatch : Pass<"fx-sub-batch", "func::FuncOp"> {
+  let summary = "Re-type a batch-separable function to compute a sub-batch";
+  let description = [{
+    A function whose inputs (the arguments without `fx.param`) and results
+    share a static outermost dimension B, the batch, and whose ops treat each
+    index of it on its own (convolutions, poolings, elementwise ops,
+    reductions and normalizations over other dimensions, linear layers,
+    views that keep the batch outermost, ...) computes the same results
+    when run B / s times on consecutive slices of s items. This pass
+    re-types it for `sub-batch` items: the inputs, the results and every
+    value that depends on the inputs get `sub-batch` as their outermost
+    dimension, and views and expansions follow.
+
+    `fx-compile --sub-batch` does this to the CPU code of an entry, and the
+    runtime runs the slices. Here it serves tests: a function it cannot
+    split gets an error naming the op and why (an op it does not know,
+    a reduction over dimension 0, a view that merges the batch into another
+    dimension, ...).
+
+    Example, with `sub-batch=1`: `fx.relu %x : (tensor<8x3xf32>) ->
+    tensor<8x3xf32>` on an input `%x: tensor<8x3xf32>` becomes
+    `fx.relu %x : (tensor<1x3xf32>) -> tensor<1x3xf32>`.
+  }];
+  let options = [
+    Option<"subBatch", "sub-batch", "int64_t", /*default=*/"1",
+           "The items of the outermost dimension to compute (a divisor of "
+           "the batch)">,
+  ];
   let dependentDialects = ["::mlir::fx::FXDialect"];
 }
 
