@@ -128,3 +128,34 @@ func.func @pointwise_unmarked(%x: tensor<1x8x1x7xf32>, %w: tensor<16x8x1x1xf32> 
       ins(%x, %w : tensor<1x8x1x7xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32>
   return %c : tensor<1x16x1x7xf32>
 }
+
+// -----
+
+// A tile whose output starts as a fill of zero does not read it (the
+// transposed sums are the result), and its elementwise epilogue (bias and
+// ReLU) fuses with the transposition: one pass over the output row.
+// CHECK-DAG: #[[$T3:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d1)>
+// CHECK-LABEL: func.func @filled_epilogue(
+// CHECK: %[[S3:.*]] = linalg.generic {{.*}} attrs =  {fx.packed_conv = 1 : i64}
+// CHECK-NOT: linalg.generic
+// CHECK: %[[R3:.*]] = linalg.generic {indexing_maps = [#[[$T3]], {{.*}}]{{.*}} ins(%[[S3]], %{{.*}} : tensor<7x16xf32>, tensor<16xf32>)
+// CHECK-NOT: arith.addf {{.*}}, %cst
+// CHECK: arith.addf
+// CHECK-NEXT: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R3]]
+func.func @filled_epilogue(%x: tensor<1x8x3x9xf32>, %w: tensor<16x8x3x3xf32> {fx.param = "w"},
+                           %b: tensor<16xf32>) -> tensor<1x16x1x7xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x16x1x7xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : tensor<1x8x3x9xf32>, tensor<16x8x3x3xf32>) outs(%fill : tensor<1x16x1x7xf32>) -> tensor<1x16x1x7xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%c, %b : tensor<1x16x1x7xf32>, tensor<16xf32>) outs(%e : tensor<1x16x1x7xf32>) {
+  ^bb0(%in: f32, %bias: f32, %o: f32):
+    %s = arith.addf %in, %bias : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<1x16x1x7xf32>
+  return %r : tensor<1x16x1x7xf32>
+}

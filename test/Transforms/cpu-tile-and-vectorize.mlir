@@ -442,3 +442,23 @@ func.func @transposed_unpack(%acc: tensor<16x32xf32>, %out: tensor<1x32x1x16xf32
   } -> tensor<1x32x1x16xf32>
   return %0 : tensor<1x32x1x16xf32>
 }
+
+// -----
+
+// The same with 13 columns (a 13x13 image): the columns take one partial
+// vector (masked reads and writes), still transposed in registers.
+// CHECK-LABEL: func.func @transposed_unpack_partial(
+// CHECK: scf.for {{.*}} to %c32 step %c16
+// CHECK: vector.transfer_read {{.*}} : tensor<13x16xf32>, vector<16x16xf32>
+// CHECK-COUNT-64: vector.shuffle {{.*}} : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: vector.transpose
+// CHECK-NOT: vector<16x1xf32>
+// CHECK: return
+func.func @transposed_unpack_partial(%acc: tensor<13x32xf32>, %out: tensor<1x32x1x13xf32>) -> tensor<1x32x1x13xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (w, c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%acc : tensor<13x32xf32>) outs(%out : tensor<1x32x1x13xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %1 = arith.addf %o, %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x32x1x13xf32>
+  return %0 : tensor<1x32x1x13xf32>
+}

@@ -1130,7 +1130,7 @@ struct CPUTileAndVectorizePass
       return !ShapedType::isDynamic(ranges[loop]) &&
              ranges[loop] % vectorWidth == 0;
     };
-    if (!wholeVectors(last))
+    if (ShapedType::isDynamic(ranges[last]))
       return std::nullopt;
     for (OpOperand *input : op.getDpsInputOperands()) {
       AffineMap map = op.getMatchingIndexingMap(input);

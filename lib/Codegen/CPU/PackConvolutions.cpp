@@ -23,10 +23,13 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUPACKCONVOLUTIONS
@@ -263,25 +266,62 @@ struct PackConvolutionsPass
     // The column stride, which the tile's vectorization needs.
     accumulate->setAttr(fx::kPackedConvAttr, b.getI64IntegerAttr(strides[1]));
 
-    // The tile's result: its initial value plus the transposed sums.
+    // The tile's result: its initial value plus the transposed sums. An
+    // initial value that is a fill is not read: the fill's value is added
+    // (nothing for zero, the usual case), which spares a pass that zeroes
+    // the output row and one that reads it back.
     AffineExpr n, of, oh, ow;
     bindDims(ctx, n, of, oh, ow);
+    Value init = conv.getOutputs()[0];
+    Value filled;
+    if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
+      filled = fill.getInputs()[0];
+      init = tensor::EmptyOp::create(b, loc, outputType.getShape(), f32);
+    }
     SmallVector<AffineMap> addMaps = {
         AffineMap::get(4, 0, {ow, of}, ctx),
         AffineMap::getMultiDimIdentityMap(4, ctx)};
     auto result = linalg::GenericOp::create(
         b, loc, outputType, ValueRange{accumulate.getResult(0)},
-        ValueRange{conv.getOutputs()[0]}, addMaps,
+        ValueRange{init}, addMaps,
         SmallVector<IteratorType>(4, IteratorType::parallel),
-        [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-          linalg::YieldOp::create(
-              nested, nestedLoc,
-              arith::AddFOp::create(nested, nestedLoc, args[1], args[0])
-                  .getResult());
+        [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+          Value sum = args[0];
+          if (!filled)
+            sum = arith::AddFOp::create(nested, nestedLoc, args[1], sum);
+          else if (!matchPattern(filled, m_AnyZeroFloat()))
+            sum = arith::AddFOp::create(nested, nestedLoc, filled, sum);
+          linalg::YieldOp::create(nested, nestedLoc, sum);
         });
     conv.getResult(0).replaceAllUsesWith(result.getResult(0));
     conv.erase();
+    fuseIntoConsumer(result);
     return success();
+  }
+
+  /// Fuses the tile's result into the elementwise epilogue that reads it
+  /// (bias, batch norm, activation, residual add), when that is its only
+  /// use: the transposing read and the epilogue then make one pass over
+  /// the output row instead of two.
+  static void fuseIntoConsumer(linalg::GenericOp result) {
+    if (!result->hasOneUse())
+      return;
+    OpOperand &use = *result->getUses().begin();
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!consumer || consumer.getNumReductionLoops() != 0 ||
+        !linalg::areElementwiseOpsFusable(&use))
+      return;
+    IRRewriter rewriter(result.getContext());
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, &use);
+    if (failed(fused))
+      return;
+    for (OpResult r : consumer->getResults())
+      rewriter.replaceAllUsesWith(r, fused->replacements.lookup(r));
+    rewriter.eraseOp(consumer);
+    if (result->use_empty())
+      rewriter.eraseOp(result);
   }
 
   llvm::DenseMap<Value, Value> packed;
