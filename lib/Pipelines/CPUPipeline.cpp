@@ -236,6 +236,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addPass(createFXOutlineForall());
   // Row normalizations fetch their next row while they compute this one.
   pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
+  // Packed convolutions fetch the next block of their filter meanwhile.
+  pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchPackedFilters());
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());

@@ -27,9 +27,11 @@
 // BAD: error: unknown --tune-cpu 'zen99' (expected auto or an LLVM CPU name such as znver3, x86-64-v4, generic)
 
 // A 3x3 convolution by a parameter (packed once, in the prepare function)
-// with a ReLU epilogue.
-func.func @conv(%w: tensor<64x64x3x3xf32> {fx.param = "w"}, %x: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
-  %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>) -> tensor<1x64x56x56xf32>
-  %1 = fx.relu %0 : (tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
-  return %1 : tensor<1x64x56x56xf32>
+// with a ReLU epilogue: one block of 32 output channels, so that no
+// prefetch of a next block (fx-cpu-prefetch-packed-filters, a branch in the
+// hot loop) splits the region LLVM's scheduler reorders.
+func.func @conv(%w: tensor<32x64x3x3xf32> {fx.param = "w"}, %x: tensor<1x64x56x56xf32>) -> tensor<1x32x56x56xf32> {
+  %0 = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x56x56xf32>, tensor<32x64x3x3xf32>) -> tensor<1x32x56x56xf32>
+  %1 = fx.relu %0 : (tensor<1x32x56x56xf32>) -> tensor<1x32x56x56xf32>
+  return %1 : tensor<1x32x56x56xf32>
 }

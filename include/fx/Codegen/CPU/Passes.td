@@ -265,6 +265,26 @@ def FXCPUPrefetchNextRows : Pass<"fx-cpu-prefetch-next-rows",
                            "::mlir::memref::MemRefDialect"];
 }
 
+def FXCPUPrefetchPackedFilters : Pass<"fx-cpu-prefetch-packed-filters",
+                                      "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the next block of a packed filter during this one";
+  let description = [{
+    On buffers, after bufferization: where a packed convolution tile reads one
+    block of output channels of its packed filter (a rank-reducing
+    `memref.subview` `[blk, 0, 0, 0, 0] [1, C, KH, KW, B]` of a static 5-d
+    buffer of at least two blocks) through subviews with
+    `vector.transfer_read`, each read also prefetches (`memref.prefetch`,
+    into the L2 cache) the cache lines of the same elements of the next block
+    (the last block prefetches itself). Every output row of a block reads the
+    whole block: the first from memory, the others from the cache. With the
+    next block on its way during all of them, a model whose weights do not
+    fit the caches stops waiting on DRAM at the first row of each block.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
                                    "::mlir::func::FuncOp"> {
   let summary = "Fill a padded buffer's borders in its producer's tiles";
