@@ -37,8 +37,9 @@ extern "C" {
 
 /* The version of this header. fx_api_version() returns the library's; they
  * must have the same major version (the value divided by 100). Minor
- * versions add: 101, the argument shapes of fx_compiler_options. */
-#define FX_API_VERSION 101
+ * versions add: 101, the argument shapes of fx_compiler_options; 102, its
+ * sub_batch. */
+#define FX_API_VERSION 102
 
 #if defined(__GNUC__)
 #define FX_API __attribute__((visibility("default")))
@@ -193,6 +194,10 @@ typedef struct fx_compiler_options {
   size_t num_arguments;
   const size_t *argument_ranks;
   const int64_t *const *argument_shapes;
+  /* Since 102: CPU: how a batch-separable entry runs its batch: "auto"
+   * (NULL, the default), "off", or the items per call, e.g. "1" (see
+   * fx::CompilerOptions::subBatch). */
+  const char *sub_batch;
 } fx_compiler_options;
 
 FX_API void fx_compiler_options_init(fx_compiler_options *options);

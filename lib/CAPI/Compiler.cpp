@@ -35,8 +35,8 @@ fx_error *fx_compiler_create(const fx_compiler_options *options,
       return capi::error("fx_compiler_create: options.struct_size is " +
                          std::to_string(options->struct_size) +
                          "; call fx_compiler_options_init");
-    if (options->struct_size >= sizeof(fx_compiler_options) &&
-        options->num_arguments) {
+    constexpr size_t kVersion101Size = offsetof(fx_compiler_options, sub_batch);
+    if (options->struct_size >= kVersion101Size && options->num_arguments) {
       if (!options->argument_ranks || !options->argument_shapes)
         return capi::error("fx_compiler_create: num_arguments is " +
                            std::to_string(options->num_arguments) +
@@ -78,6 +78,12 @@ fx_error *fx_compiler_create(const fx_compiler_options *options,
     if (options->cpu)
       compilerOptions.cpu = options->cpu;
     compilerOptions.vulkanDevice = options->vulkan_device;
+    if (options->struct_size >= sizeof(fx_compiler_options) &&
+        options->sub_batch) {
+      if (rt::Status s = checkSubBatch(options->sub_batch); !s.isOk())
+        return capi::error("fx_compiler_create: sub_batch: " + s.message());
+      compilerOptions.subBatch = options->sub_batch;
+    }
   }
   *out = new fx_compiler{std::make_unique<Compiler>(compilerOptions)};
   return nullptr;

@@ -48,7 +48,8 @@ class _CompilerOptions(ctypes.Structure):
                 ("entry", ctypes.c_char_p), ("cpu", ctypes.c_char_p),
                 ("vulkan_device", ctypes.c_int), ("num_arguments", ctypes.c_size_t),
                 ("argument_ranks", ctypes.POINTER(ctypes.c_size_t)),
-                ("argument_shapes", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)))]
+                ("argument_shapes", ctypes.POINTER(ctypes.POINTER(ctypes.c_int64))),
+                ("sub_batch", ctypes.c_char_p)]
 
 
 _P = ctypes.c_void_p
@@ -380,12 +381,14 @@ class Compiler:
     (the input IR and generated code); entry; cpu ("native", "x86-64-v3",
     ...); vulkan_device; argument_shapes: a shape per argument of the entry
     (parameters included), in order, that its dynamic dimensions take (CPU
-    code needs static shapes; a Vulkan program is sized at run time).
+    code needs static shapes; a Vulkan program is sized at run time);
+    sub_batch: CPU: how a batch-separable entry runs its batch, "auto"
+    (None), "off" or the items per call (an int or its string).
     """
 
     def __init__(self, target="cpu", mode="default", fusion=True, cache_dir=None,
                  dump_dir=None, entry=None, cpu="native", vulkan_device=-1,
-                 argument_shapes=None):
+                 argument_shapes=None, sub_batch=None):
         lib = library()
         if not lib.has_compiler:
             raise Error("the loaded library is the runtime only (libfxrt.so); compiling "
@@ -396,6 +399,7 @@ class Compiler:
         options.fusion, options.vulkan_device = int(bool(fusion)), vulkan_device
         options.cache_dir, options.dump_dir = _bytes(cache_dir), _bytes(dump_dir)
         options.entry, options.cpu = _bytes(entry), _bytes(cpu)
+        options.sub_batch = _bytes(None if sub_batch is None else str(sub_batch))
         arrays = []
         if argument_shapes:
             shapes = [tuple(int(d) for d in shape) for shape in argument_shapes]

@@ -144,3 +144,21 @@ if target == "cpu":
     error(lambda: fx_mlir.compile("""func.func @dynparam(%x: tensor<?x2xf32>, %s: tensor<?xf32> {fx.param = "s"}) -> tensor<?x2xf32> {
   return %x : tensor<?x2xf32>
 }""")(np.ones((1, 2), np.float32)))
+
+# sub_batch=: a batch-separable entry's CPU code for one item, called per
+# item, computes what the whole batch's does; a value that is not one is an
+# error.
+# CPU: sub-batch: True
+# CPU: error: {{.*}}sub_batch: expected auto, off or a positive number of items, got 'many'
+if target == "cpu":
+    ROWS = """func.func @rows(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = fx.tanh %x : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %1 = fx.softmax %0 {dim = 1 : i64} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}"""
+    x = np.arange(12, dtype=np.float32).reshape(4, 3) / 7
+    whole = fx_mlir.compile(ROWS, sub_batch="off")(x)[0]
+    split = fx_mlir.compile(ROWS, sub_batch=1)(x)[0]
+    print("sub-batch:", bool(np.allclose(whole, split, rtol=1e-6)) and
+          bool(np.abs(whole[0] - whole[3]).max() > 1e-3))
+    error(lambda: fx_mlir.Compiler(sub_batch="many"))

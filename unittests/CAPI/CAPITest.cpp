@@ -157,6 +157,37 @@ TEST(CAPITest, InPlaceTensors) {
   fx_compiler_free(compiler);
 }
 
+/// sub_batch (API version 102): checked, passed to the compiler, and not
+/// read from a version 101 struct.
+TEST(CAPITest, SubBatch) {
+  const char *mixing =
+      "func.func @f(%x: tensor<4x2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = fx.sum %x {dim = array<i64: 0>} : (tensor<4x2xf32>) -> "
+      "tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n}\n";
+  fx_compiler_options options;
+  fx_compiler_options_init(&options);
+  EXPECT_EQ(options.sub_batch, nullptr);
+  fx_compiler *compiler = nullptr;
+  fx_model *model = nullptr;
+  options.sub_batch = "two";
+  EXPECT_ERROR(fx_compiler_create(&options, &compiler),
+               "sub_batch: expected auto, off or a positive number of items, "
+               "got 'two'");
+  options.sub_batch = "1";
+  ASSERT_EQ(message(fx_compiler_create(&options, &compiler)), "");
+  EXPECT_ERROR(fx_compiler_compile_string(compiler, mixing, &model),
+               "--sub-batch 1: cannot split the batch of 'f': it reduces over "
+               "dimension 0");
+  fx_compiler_free(compiler);
+  // Version 101's struct: sub_batch is past its end and not read.
+  options.struct_size = offsetof(fx_compiler_options, sub_batch);
+  ASSERT_EQ(message(fx_compiler_create(&options, &compiler)), "");
+  ASSERT_EQ(message(fx_compiler_compile_string(compiler, mixing, &model)), "");
+  fx_model_free(model);
+  fx_compiler_free(compiler);
+}
+
 /// Argument shapes (API version 101) specialize a dynamic dimension for
 /// CPU code; a caller built against version 100 passes the shorter struct.
 TEST(CAPITest, ArgumentShapes) {
