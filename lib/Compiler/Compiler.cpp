@@ -134,8 +134,23 @@ static FailureOr<int64_t> applySubBatch(func::FuncOp func,
                         analysis->itemBytes >= analysis->parameterBytes;
     if (overflows && weightsCheap)
       items = 1;
-    if (!items)
+    auto mib = [](int64_t bytes) {
+      return std::to_string((bytes + (1 << 19)) >> 20) + " MiB";
+    };
+    if (!items) {
+      notes.push_back("CPU: the batch of " + std::to_string(analysis->batch) +
+                      " runs in one call (--sub-batch auto: " +
+                      (!overflows
+                           ? "its temporaries, " +
+                                 mib(analysis->itemBytes * analysis->batch) +
+                                 ", fit the " + mib(cache) + " cache"
+                           : "the weights, " + mib(analysis->parameterBytes) +
+                                 ", exceed the " + mib(cache) +
+                                 " cache and one item's temporaries, " +
+                                 mib(analysis->itemBytes)) +
+                      ")");
       return 0;
+    }
   }
   func::FuncOp copy = func.clone();
   if (failed(mlir::fx::subBatchFunction(copy, *analysis, items, why))) {

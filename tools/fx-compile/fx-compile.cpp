@@ -87,7 +87,9 @@ static cl::opt<std::string> dispatchGraph(
     cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> verbose("v",
                              cl::desc("Print each entry's compile time, "
-                                      "kernels and dispatches"),
+                                      "kernels and dispatches, and the "
+                                      "compiler's notes (how the CPU code "
+                                      "runs a batch, what a mode did)"),
                              cl::init(false), cl::cat(category));
 
 namespace {
@@ -333,13 +335,16 @@ int main(int argc, char **argv) {
         summary += llvm::formatv(" in a {0} KiB arena",
                                  (program.arenaBytes + 1023) / 1024);
     }
-    if (verbose)
-      llvm::errs() << llvm::formatv(
-          "fx-compile: {0}: {1}; {2:f1} ms\n",
+    if (verbose) {
+      std::string label =
           name + (request.argumentShapes.empty()
                       ? std::string()
-                      : " (" + entry.signature.inputsString() + ")"),
-          summary, stats.milliseconds);
+                      : " (" + entry.signature.inputsString() + ")");
+      llvm::errs() << llvm::formatv("fx-compile: {0}: {1}; {2:f1} ms\n", label,
+                                    summary, stats.milliseconds);
+      for (const std::string &note : stats.notes)
+        llvm::errs() << "fx-compile: " << label << ": note: " << note << "\n";
+    }
     artifact.entries.push_back(std::move(entry));
   }
   if (!graphs.empty())
