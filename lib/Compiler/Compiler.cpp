@@ -109,9 +109,7 @@ static FailureOr<int64_t> applySubBatch(func::FuncOp func,
   auto report = [&]() -> FailureOr<int64_t> {
     if (!explicitItems)
       return 0;
-    (why.op ? why.op->emitError() : func.emitError())
-        << "--sub-batch " << request << ": cannot split the batch of '"
-        << func.getName() << "': " << why.reason;
+    mlir::fx::emitBatchSplitError(func, why, "--sub-batch " + request + ": ");
     return failure();
   };
   if (failed(analysis))

@@ -70,28 +70,20 @@ Status CPUFunction::check(const TensorSpec &spec, const Tensor &tensor,
 
 namespace {
 /// A memref descriptor laid out as 64-bit words, with row-major strides.
-/// The descriptor of `tensor`, or with `items` > 0 of its slice of `items`
-/// indices of the outermost dimension from `first` on (the pointers
-/// advanced: the code's memrefs have a static offset of 0).
-std::vector<int64_t> makeDescriptor(const Tensor &tensor, int64_t first = 0,
-                                    int64_t items = 0) {
+std::vector<int64_t> makeDescriptor(const Tensor &tensor) {
   const std::vector<int64_t> &shape = tensor.shape();
   size_t rank = shape.size();
   std::vector<int64_t> desc(3 + 2 * rank);
+  auto ptr = reinterpret_cast<intptr_t>(tensor.data());
+  desc[0] = static_cast<int64_t>(ptr);
+  desc[1] = static_cast<int64_t>(ptr);
+  desc[2] = 0;
   int64_t stride = 1;
   for (size_t i = rank; i-- > 0;) {
     desc[3 + i] = shape[i];
     desc[3 + rank + i] = stride;
     stride *= shape[i];
   }
-  auto ptr = reinterpret_cast<intptr_t>(tensor.data());
-  if (items > 0) {
-    desc[3] = items;
-    ptr += first * desc[3 + rank] * intptr_t(dtypeSize(tensor.dtype()));
-  }
-  desc[0] = static_cast<int64_t>(ptr);
-  desc[1] = static_cast<int64_t>(ptr);
-  desc[2] = 0;
   return desc;
 }
 } // namespace
@@ -171,25 +163,44 @@ Status CPUFunction::runInto(const std::vector<Tensor> &inputs,
                             std::vector<Tensor> &outputs) const {
   if (Status s = sig.checkArguments(inputs, outputs); !s.isOk())
     return s;
-  // One call, or one per slice of subBatchItems items.
-  int64_t batch = subBatchItems ? batchItems : 1;
-  int64_t step = subBatchItems ? subBatchItems : 1;
-  std::vector<std::vector<int64_t>> descriptors(inputs.size() + outputs.size());
-  std::vector<void *> descriptorPtrs(descriptors.size());
-  std::vector<void *> args(descriptors.size());
-  for (int64_t first = 0; first < batch; first += step) {
-    for (size_t i = 0; i < inputs.size(); ++i)
-      descriptors[i] = subBatchItems && slicedInputs[i]
-                           ? makeDescriptor(inputs[i], first, subBatchItems)
-                           : makeDescriptor(inputs[i]);
-    for (size_t i = 0; i < outputs.size(); ++i)
-      descriptors[inputs.size() + i] =
-          subBatchItems ? makeDescriptor(outputs[i], first, subBatchItems)
-                        : makeDescriptor(outputs[i]);
-    for (size_t i = 0; i < descriptors.size(); ++i) {
-      descriptorPtrs[i] = descriptors[i].data();
-      args[i] = &descriptorPtrs[i];
-    }
+  std::vector<std::vector<int64_t>> descriptors;
+  descriptors.reserve(inputs.size() + outputs.size());
+  for (const Tensor &t : inputs)
+    descriptors.push_back(makeDescriptor(t));
+  for (const Tensor &t : outputs)
+    descriptors.push_back(makeDescriptor(t));
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> args;
+  for (void *&p : descriptorPtrs)
+    args.push_back(&p);
+  if (!subBatchItems) {
+    function(args.data());
+    return Status::ok();
+  }
+  // One call per slice of subBatchItems items: the sliced tensors'
+  // descriptors take the slice's size and point at it (the code's memrefs
+  // have a static offset of 0); the others stay as they are.
+  struct Slice {
+    std::vector<int64_t> *descriptor;
+    int64_t base, itemBytes;
+  };
+  std::vector<Slice> slices;
+  for (size_t i = 0; i < descriptors.size(); ++i) {
+    bool isInput = i < inputs.size();
+    if (isInput && !slicedInputs[i])
+      continue;
+    const Tensor &t = isInput ? inputs[i] : outputs[i - inputs.size()];
+    std::vector<int64_t> &d = descriptors[i];
+    size_t rank = t.shape().size();
+    d[3] = subBatchItems;
+    slices.push_back({&d, d[0], d[3 + rank] * int64_t(dtypeSize(t.dtype()))});
+  }
+  for (int64_t first = 0; first < batchItems; first += subBatchItems) {
+    for (Slice &slice : slices)
+      (*slice.descriptor)[0] = (*slice.descriptor)[1] =
+          slice.base + first * slice.itemBytes;
     function(args.data());
   }
   return Status::ok();

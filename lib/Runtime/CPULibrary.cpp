@@ -226,6 +226,11 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
   auto function = reinterpret_cast<PackedFunction>(entry);
   std::optional<CPUFunction> prepareFn;
   std::vector<int64_t> prepareArguments;
+  // A sub-batch slices the entry's inputs that are not parameters (not the
+  // prepared parameters appended below).
+  std::vector<bool> sliced;
+  for (const TensorSpec &spec : signature.inputs)
+    sliced.push_back(!spec.parameter);
   if (code.prepare) {
     const CPUPrepare &prepare = *code.prepare;
     void *symbol = dlsym(handle, prepare.symbol.c_str());
@@ -251,13 +256,6 @@ CPULibrary::load(const CPUCode &code, FunctionSignature signature) {
                       std::move(prepareSignature));
     prepareArguments = prepare.arguments;
   }
-  std::vector<bool> sliced;
-  for (const TensorSpec &spec : signature.inputs)
-    sliced.push_back(!spec.parameter);
-  // Prepared parameters (appended above) are not sliced.
-  sliced.resize(signature.inputs.size() -
-                    (code.prepare ? code.prepare->results.size() : 0),
-                false);
   CPUFunction entryFn(function, signature);
   if (code.subBatch)
     if (Status s = entryFn.setSubBatch(code.subBatch, std::move(sliced));

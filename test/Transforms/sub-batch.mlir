@@ -119,3 +119,58 @@ func.func @batch_one(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
   %0 = fx.relu %x : (tensor<1x3xf32>) -> tensor<1x3xf32>
   return %0 : tensor<1x3xf32>
 }
+
+// -----
+
+func.func @permute_batch(%x: tensor<4x3xf32>) -> tensor<3x4xf32> {
+  // expected-error @below {{it moves dimension 0}}
+  %0 = fx.permute %x {dims = array<i64: 1, 0>} : (tensor<4x3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @transpose_batch(%x: tensor<4x3x2xf32>) -> tensor<2x3x4xf32> {
+  // expected-error @below {{it works along dimension 0 (its dim0)}}
+  %0 = fx.transpose %x {dim0 = 0 : i64, dim1 = 2 : i64} : (tensor<4x3x2xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @flatten_batch(%x: tensor<4x3xf32>) -> tensor<12xf32> {
+  // expected-error @below {{it works along dimension 0 (its start_dim)}}
+  %0 = fx.flatten %x : (tensor<4x3xf32>) -> tensor<12xf32>
+  return %0 : tensor<12xf32>
+}
+
+// -----
+
+func.func @unsqueeze_batch(%x: tensor<4x3xf32>) -> tensor<1x4x3xf32> {
+  // expected-error @below {{it works along dimension 0 (its dim)}}
+  %0 = fx.unsqueeze %x {dim = 0 : i64} : (tensor<4x3xf32>) -> tensor<1x4x3xf32>
+  return %0 : tensor<1x4x3xf32>
+}
+
+// -----
+
+func.func @layer_norm_batch(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{it normalizes over dimension 0}}
+  %0 = fx.layer_norm %x {normalized_shape = array<i64: 4, 3>} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @not_fx(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error @below {{'tensor.cast' is not an FX op}}
+  %0 = tensor.cast %x : tensor<4x3xf32> to tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// expected-error @below {{cannot split the batch of 'dynamic': input 0 has no static outermost dimension}}
+func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  return %x : tensor<?x3xf32>
+}

@@ -104,7 +104,8 @@ public:
       : function(function), sig(std::move(signature)) {}
 
   /// Code compiled for `subBatch` items of the outermost dimension of the
-  /// inputs flagged in `sliced` and of every output (CPUCode::subBatch):
+  /// inputs flagged in `sliced` (inputs past its end are not) and of every
+  /// output (CPUCode::subBatch):
   /// runs take a whole batch and call the code once per consecutive slice.
   /// Errors: a sliced input or an output whose outermost dimension is not
   /// a multiple of `subBatch`, or that differs between them.

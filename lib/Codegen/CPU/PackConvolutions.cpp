@@ -268,15 +268,16 @@ struct PackConvolutionsPass
 
     // The tile's result: its initial value plus the transposed sums. An
     // initial value that is a fill is not read: the fill's value is added
-    // (nothing for zero, the usual case), which spares a pass that zeroes
-    // the output row and one that reads it back.
+    // (nothing for zero, the usual case) and the result goes where the fill
+    // would have written, which spares a pass that zeroes the output row
+    // and one that reads it back.
     AffineExpr n, of, oh, ow;
     bindDims(ctx, n, of, oh, ow);
     Value init = conv.getOutputs()[0];
     Value filled;
     if (auto fill = init.getDefiningOp<linalg::FillOp>()) {
       filled = fill.getInputs()[0];
-      init = tensor::EmptyOp::create(b, loc, outputType.getShape(), f32);
+      init = fill.getOutputs()[0];
     }
     SmallVector<AffineMap> addMaps = {
         AffineMap::get(4, 0, {ow, of}, ctx),

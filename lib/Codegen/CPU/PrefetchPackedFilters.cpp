@@ -28,6 +28,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 
 namespace mlir::fx {
@@ -61,19 +62,20 @@ struct PrefetchPackedFiltersPass
     : public fx::impl::FXCPUPrefetchPackedFiltersBase<
           PrefetchPackedFiltersPass> {
   void runOnOperation() override {
+    DominanceInfo dominance(getOperation());
     SmallVector<memref::SubViewOp> blocks;
     getOperation().walk([&](memref::SubViewOp view) {
       if (isFilterBlock(view))
         blocks.push_back(view);
     });
     for (memref::SubViewOp block : blocks)
-      prefetchNextBlock(block);
+      prefetchNextBlock(block, dominance);
   }
 
   /// The next block's subview (the last block prefetches itself), then a
   /// prefetch of each cache line a read of `block` touches, at the same
   /// place in the next block.
-  void prefetchNextBlock(memref::SubViewOp block) {
+  void prefetchNextBlock(memref::SubViewOp block, DominanceInfo &dominance) {
     Location loc = block.getLoc();
     OpBuilder b(block->getContext());
     b.setInsertionPointAfter(block);
@@ -94,11 +96,19 @@ struct PrefetchPackedFiltersPass
       auto view = dyn_cast<memref::SubViewOp>(use.getOwner());
       if (!view || !view.hasUnitStride())
         continue;
+      // Reads of one row of the view whose indices are there before it
+      // (the prefetches go right after it).
       SmallVector<vector::TransferReadOp> reads;
-      for (Operation *user : view->getUsers())
-        if (auto read = dyn_cast<vector::TransferReadOp>(user))
-          if (read.getBase() == view.getResult())
-            reads.push_back(read);
+      for (Operation *user : view->getUsers()) {
+        auto read = dyn_cast<vector::TransferReadOp>(user);
+        if (read && read.getBase() == view.getResult() &&
+            read.getVectorType().getRank() == 1 &&
+            read.getPermutationMap().isMinorIdentity() &&
+            llvm::all_of(read.getIndices(), [&](Value v) {
+              return dominance.properlyDominates(v, view);
+            }))
+          reads.push_back(read);
+      }
       if (reads.empty())
         continue;
       llvm::sort(reads, [](vector::TransferReadOp x, vector::TransferReadOp y) {
@@ -115,20 +125,11 @@ struct PrefetchPackedFiltersPass
         auto branch = scf::IfOp::create(b, loc, take, /*withElse=*/false);
         b.setInsertionPointToStart(&branch.getThenRegion().front());
       }
+      // One prefetch per 64-byte line of each read.
+      int64_t lanesPerLine = std::max<int64_t>(64 / bytes, 1);
       for (vector::TransferReadOp read : reads) {
-        auto vectorType = read.getVectorType();
-        if (vectorType.getRank() != 1 ||
-            !read.getPermutationMap().isMinorIdentity())
-          continue;
-        // One prefetch per 64-byte line of the read.
-        int64_t lanesPerLine = std::max<int64_t>(64 / bytes, 1);
         SmallVector<Value> indices(read.getIndices());
-        if (llvm::any_of(indices, [&](Value v) {
-              return !v.getParentRegion()->isAncestor(
-                  b.getInsertionBlock()->getParent());
-            }))
-          continue;
-        for (int64_t lane = 0; lane < vectorType.getNumElements();
+        for (int64_t lane = 0; lane < read.getVectorType().getNumElements();
              lane += lanesPerLine) {
           SmallVector<Value> at = indices;
           if (std::optional<int64_t> c = getConstantIntValue(at.back()))

@@ -31,6 +31,13 @@ using namespace mlir::fx;
 
 namespace {
 
+LogicalResult fail(BatchSplitFailure &failure, Operation *op,
+                   const Twine &reason) {
+  failure.op = op;
+  failure.reason = reason.str();
+  return LogicalResult::failure();
+}
+
 int64_t normalized(int64_t dim, int64_t rank) {
   return dim < 0 ? dim + rank : dim;
 }
@@ -64,9 +71,7 @@ struct Analyzer {
   int64_t batch = 0;
 
   LogicalResult fail(Operation *op, const Twine &reason) {
-    failure.op = op;
-    failure.reason = reason.str();
-    return LogicalResult::failure();
+    return ::fail(failure, op, reason);
   }
 
   bool isBatched(Value v) const { return batched.contains(v); }
@@ -308,6 +313,15 @@ RankedTensorType withBatch(Type type, int64_t batch) {
 
 } // namespace
 
+InFlightDiagnostic mlir::fx::emitBatchSplitError(
+    func::FuncOp func, const BatchSplitFailure &failure, StringRef prefix) {
+  InFlightDiagnostic diagnostic =
+      failure.op ? failure.op->emitError() : func.emitError();
+  diagnostic << prefix << "cannot split the batch of '" << func.getName()
+             << "': " << failure.reason;
+  return diagnostic;
+}
+
 FailureOr<BatchAnalysis> mlir::fx::analyzeBatch(func::FuncOp func,
                                                 BatchSplitFailure &failure) {
   return Analyzer{func, failure, {}, 0}.run();
@@ -317,15 +331,10 @@ LogicalResult mlir::fx::subBatchFunction(func::FuncOp func,
                                          const BatchAnalysis &analysis,
                                          int64_t subBatch,
                                          BatchSplitFailure &failure) {
-  auto fail = [&](Operation *op, const Twine &reason) {
-    failure.op = op;
-    failure.reason = reason.str();
-    return LogicalResult::failure();
-  };
   if (subBatch < 1 || analysis.batch % subBatch)
-    return fail(nullptr, "the sub-batch " + Twine(subBatch) +
-                             " does not divide the batch " +
-                             Twine(analysis.batch));
+    return fail(failure, nullptr,
+                "the sub-batch " + Twine(subBatch) +
+                    " does not divide the batch " + Twine(analysis.batch));
   DenseSet<Value> batched;
   SmallVector<Type> inputs;
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
@@ -363,7 +372,7 @@ LogicalResult mlir::fx::subBatchFunction(func::FuncOp func,
                                       op.getPropertiesStorage(),
                                       op.getRegions(), inferred)) ||
         TypeRange(inferred) != op.getResultTypes())
-      return fail(&op, "its result types do not follow the sub-batch");
+      return fail(failure, &op, "its result types do not follow the sub-batch");
   }
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   func.setFunctionType(
@@ -384,9 +393,7 @@ struct SubBatchPass : public fx::impl::FXSubBatchBase<SubBatchPass> {
     if (succeeded(analysis))
       if (succeeded(subBatchFunction(func, *analysis, subBatch, failure)))
         return;
-    (failure.op ? failure.op->emitError() : func.emitError())
-        << "cannot split the batch of '" << func.getName()
-        << "': " << failure.reason;
+    emitBatchSplitError(func, failure);
     signalPassFailure();
   }
 };

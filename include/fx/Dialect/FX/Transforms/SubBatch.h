@@ -43,6 +43,12 @@ struct BatchSplitFailure {
   Operation *op = nullptr;
 };
 
+/// Reports `failure` as an error at its op, or at `func` when it is about
+/// the signature: "<prefix>cannot split the batch of '<func>': <reason>".
+InFlightDiagnostic emitBatchSplitError(func::FuncOp func,
+                                       const BatchSplitFailure &failure,
+                                       StringRef prefix = "");
+
 /// Whether `func` computes each index of its inputs' outermost dimension on
 /// its own, every input that is not a parameter and every result having that
 /// dimension, static and larger than 1.
