@@ -4,7 +4,7 @@ the sum over loops of each loop's fastest time (`fxrt-run --profile`).
 
 Usage: python3 bench/models/ab_profile.py A.fxa B.fxa [...] --weights W
                                          --input X [--reps R] [--runs N]
-                                         [--group NAME ...]
+                                         [--group NAME ...] [--wall]
 
 Runs each artifact R times in turn (`fxrt-run --bench N --profile`, whose
 per-loop times are medians over the N profiled runs) and keeps, per loop
@@ -14,6 +14,12 @@ Prints, per artifact, the total and the sums of loops whose names contain
 each --group word (the rest as `other`, serial code as `serial`). Artifacts
 compiled from different IR may have different loops: compare their totals
 and groups, not loop by loop. Prints the CPU; writes no result file.
+
+With --wall, each round takes each artifact's median wall time of
+`fxrt-run --bench N` (no profile) and the minimum over rounds is printed:
+the way to compare artifacts that run different numbers of loops (a
+sub-batched one runs its loops once per slice, and the profile's tracing
+costs per loop).
 """
 import argparse
 import collections
@@ -42,6 +48,17 @@ def profile(fxrt, artifact, args):
     return steps
 
 
+def wall(fxrt, artifact, args):
+    out = subprocess.run(
+        [fxrt, artifact, "--weights", args.weights, "--input", args.input,
+         "--bench", str(args.runs)],
+        capture_output=True, text=True, check=True).stdout
+    m = re.search(r"run \(\d+ runs\): median ([0-9.]+) ms", out)
+    if not m:
+        sys.exit(f"no timing from {artifact}:\n{out}")
+    return float(m.group(1))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("artifacts", nargs="+")
@@ -52,8 +69,21 @@ def main():
     parser.add_argument("--runs", type=int, default=4)
     parser.add_argument("--group", nargs="*", action="extend", default=[],
                         help="sum the loops whose names contain this (repeatable; several words each)")
+    parser.add_argument("--wall", action="store_true",
+                        help="compare median wall times without profiling")
     args = parser.parse_args()
     fxrt = os.path.join(args.build, "bin", "fxrt-run")
+    if args.wall:
+        fastest = {}
+        for _ in range(args.reps):
+            for artifact in args.artifacts:
+                ms = wall(fxrt, artifact, args)
+                fastest[artifact] = min(ms, fastest.get(artifact, ms))
+        print(f"CPU: {cpu_name()}; minima over {args.reps} rounds of the median "
+              f"of `fxrt-run --bench {args.runs}`")
+        for artifact in args.artifacts:
+            print(f"{artifact}: {fastest[artifact]:.2f} ms")
+        return
     best = {}
     for _ in range(args.reps):
         for artifact in args.artifacts:
