@@ -124,7 +124,7 @@ func.func @conv(%in: memref<16x32x32x32xf32>, %w: memref<64x32x3x3xf32>, %out: m
 func.func @strided_pointwise(%in: memref<32x256x56x56xf32>, %w: memref<512x256x1x1xf32>, %out: memref<32x512x28x28xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x512x28x28xf32>)
-  // expected-remark @below {{cooperative-matrix GEMM: 512x25088x256 on bf16x3 fragments, 64x64 tiles, k step 32, operands repacked}}
+  // expected-remark @below {{cooperative-matrix GEMM: 512x25088x256 on bf16x3 fragments, 128x128 tiles, k step 32, operands repacked}}
   // expected-remark @below {{fused into the kernel: zero initial value}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%in, %w : memref<32x256x56x56xf32>, memref<512x256x1x1xf32>) outs(%out : memref<32x512x28x28xf32>)
   return
@@ -355,5 +355,92 @@ func.func @nhwc_conv(%in: memref<16x32x32x32xf32>, %w: memref<64x3x3x32xf32>, %o
   // expected-remark @below {{cooperative-matrix GEMM: 16384x64x288 on bf16x3 fragments, 64x64 tiles, k step 16}}
   // expected-remark @below {{fused into the kernel: input 0 read through its zero padding, zero initial value}}
   linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%pad, %w : memref<16x34x34x32xf32>, memref<64x3x3x32xf32>) outs(%out : memref<16x32x32x64xf32>)
+  return
+}
+
+// -----
+
+// Wider tiles for NCHW convolutions of many output tiles
+// (widenConvolutionTiles): 8 subgroups (256 threads) of 2x2 fragments,
+// 64x128 tiles where the output channels are 64 and 128x64 where they are
+// 128; the operands repacked (3x3 filters).
+// HIGH-LABEL: func.func @wide_conv_64
+// HIGH: gpu.launch
+// HIGH: gpu.launch
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c784{{[_0-9]*}}, {{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+// HIGH: gpu.subgroup_mma_compute
+func.func @wide_conv_64(%in: memref<32x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %out: memref<32x64x56x56xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x64x56x56xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x100352x576 on bf16x3 fragments, 64x128 tiles, k step 32, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x64x58x58xf32>, memref<64x64x3x3xf32>) outs(%out : memref<32x64x56x56xf32>)
+  return
+}
+
+// -----
+
+// HIGH-LABEL: func.func @wide_conv_128
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c392{{[_0-9]*}}, {{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+func.func @wide_conv_128(%in: memref<32x128x30x30xf32>, %w: memref<128x128x3x3xf32>, %out: memref<32x128x28x28xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x128x28x28xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 128x25088x1152 on bf16x3 fragments, 128x64 tiles, k step 32, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x128x30x30xf32>, memref<128x128x3x3xf32>) outs(%out : memref<32x128x28x28xf32>)
+  return
+}
+
+// -----
+
+// A pointwise convolution of 256 output channels or more and 128 input
+// channels or more is repacked and takes 128x128 tiles (8 subgroups of
+// 4x2 fragments).
+// HIGH-LABEL: func.func @wide_pointwise_packed
+// HIGH: gpu.launch
+// HIGH: gpu.launch
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c196{{[_0-9]*}}, {{.*}} = %c4{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+func.func @wide_pointwise_packed(%in: memref<32x128x28x28xf32>, %w: memref<512x128x1x1xf32>, %out: memref<32x512x28x28xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x512x28x28xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 512x25088x128 on bf16x3 fragments, 128x128 tiles, k step 32, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x128x28x28xf32>, memref<512x128x1x1xf32>) outs(%out : memref<32x512x28x28xf32>)
+  return
+}
+
+// -----
+
+// Fewer output channels: unpacked, in 128x64 tiles (k step 32) where the
+// reduction is 256 or longer; with a prologue computed as the input is
+// loaded (DenseNet's), 64x64 tiles.
+// HIGH-LABEL: func.func @wide_pointwise
+// HIGH-NOT: gpu.launch
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c392{{[_0-9]*}}, {{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+func.func @wide_pointwise(%in: memref<32x512x28x28xf32>, %w: memref<128x512x1x1xf32>, %out: memref<32x128x28x28xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x128x28x28xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 128x25088x512 on bf16x3 fragments, 128x64 tiles, k step 32}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x512x28x28xf32>, memref<128x512x1x1xf32>) outs(%out : memref<32x128x28x28xf32>)
+  return
+}
+
+// HIGH-LABEL: func.func @pointwise_prologue_64x64
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c392{{[_0-9]*}}, {{.*}} = %c2{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{[_0-9]*}},
+func.func @pointwise_prologue_64x64(%x: memref<32x512x28x28xf32>, %scale: memref<512xf32>, %w: memref<128x512x1x1xf32>, %out: memref<32x128x28x28xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %act = memref.alloc() : memref<32x512x28x28xf32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%x, %scale : memref<32x512x28x28xf32>, memref<512xf32>) outs(%act : memref<32x512x28x28xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %m = arith.mulf %v, %s : f32
+    %r = arith.maximumf %m, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x128x28x28xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 128x25088x512 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs, zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%act, %w : memref<32x512x28x28xf32>, memref<128x512x1x1xf32>) outs(%out : memref<32x128x28x28xf32>)
+  memref.dealloc %act : memref<32x512x28x28xf32>
   return
 }

@@ -127,6 +127,7 @@ struct MapMatmulsToGPUPass
         for (unsigned operand = 0; operand < operands; ++operand)
           if (absorbInputPrologue(op, operand, fusion))
             fused = fusion.describe();
+        widenConvolutionTiles(op, view, fusion.prologue[0] != nullptr, *config);
         if (report) {
           const char *kind = !getElementTypeOrSelf(op.getDpsInputs()[0]).isF32()
                                  ? "f16"

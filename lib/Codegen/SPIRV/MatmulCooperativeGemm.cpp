@@ -111,18 +111,26 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
     config.packedConv = packedConvMinMacs >= 0 && input.hasStaticShape() &&
                         input.getDimSize(1) % 8 == 0 &&
                         macs >= packedConvMinMacs;
-    // Pointwise convolutions (1x1, stride 1) stay unpacked: each image's
-    // input is already a GEMM operand ([C][H x W], the columns contiguous),
-    // read 8 neighbouring columns per unit. On an H200 at precision high,
-    // resnet50 at batch 32 went from 7.42 to 7.09 ms of GPU time (its 1x1
-    // convolutions at 56x56 and 28x28 with their packing kernels 123-137
-    // -> 81-108 us, at 14x14 3-27 us faster; two 2048 -> 512 at 7x7 16-20
-    // us slower), densenet121 at batch 16 from 5.35 to 5.16 ms.
+    // Pointwise convolutions (1x1, stride 1) of fewer than 256 output
+    // channels or 128 input channels stay unpacked: each image's input is
+    // already a GEMM operand ([C][H x W], the columns contiguous), read 8
+    // neighbouring columns per unit. On an H200 at precision high, with
+    // 64x64 tiles everywhere, that took resnet50 at batch 32 from 7.42 to
+    // 7.09 ms of GPU time (its 1x1 convolutions at 56x56 and 28x28 with
+    // their packing kernels 123-137 -> 81-108 us, at 14x14 3-27 us faster;
+    // two 2048 -> 512 at 7x7 16-20 us slower), densenet121 at batch 16
+    // from 5.35 to 5.16 ms. In the larger tiles of widenConvolutionTiles,
+    // packed ones of 256 output channels or more and 128 input channels or
+    // more are faster, packing included: resnet50's 128 -> 512 at 28x28
+    // 98 -> 71 us, 1024 -> 512 at 14x14 190 -> 127, 512 -> 2048 at 7x7 103
+    // -> 80 (and 64 -> 64 at 56x56 35 -> 55, 512 -> 128 at 28x28 83 -> 99:
+    // those stay unpacked).
     auto filter = cast<MemRefType>(conv.getDpsInputs()[1].getType());
     bool pointwise = filter.getDimSize(2) == 1 && filter.getDimSize(3) == 1 &&
                      llvm::all_of(conv.getStrides().getValues<int64_t>(),
                                   [](int64_t s) { return s == 1; });
-    config.packedConv &= !pointwise;
+    config.packedConv &= !pointwise || (filter.getDimSize(0) >= 256 &&
+                                        filter.getDimSize(1) >= 128);
   }
   // Matmuls (both operands read through flat views along k) take 4x4
   // fragments per subgroup (128x128 tiles) while those fill an H200's 132
@@ -213,6 +221,66 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   config.twoAhead =
       flatOperands || (config.splits >= 8 && config.kPerSplit >= 8 * config.k);
   return config;
+}
+
+void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
+                           bool inputPrologue, CoopGemmConfig &config) {
+  // NCHW only: there the rows are the output channels and the columns the
+  // pixels (channels-last convolutions, measured with 64x64 tiles only,
+  // have them the other way round).
+  if (!isa<linalg::Conv2DNchwFchwOp>(op.getOperation()) || config.splits != 1 ||
+      config.m() != 64 || config.n() != 64)
+    return;
+  int64_t batch = view.batch.size(), rows = view.rows.size(),
+          cols = view.cols.size();
+  // Tries a tile of sm x sn subgroups of fm x fn fragments each; keeps it
+  // where it makes at least `minTiles` output tiles.
+  auto widen = [&](int64_t sm, int64_t sn, int64_t fm, int64_t fn,
+                   int64_t minTiles) {
+    CoopGemmConfig next = config;
+    next.subgroupsM = sm;
+    next.subgroupsN = sn;
+    next.fragsM = fm;
+    next.fragsN = fn;
+    next.k = 32;
+    // Every thread stages whole units of both operands.
+    for (int64_t count : {next.m(), next.n()})
+      if ((count * next.k / 8) % next.threads() != 0)
+        return false;
+    int64_t tiles = batch * llvm::divideCeil(rows, next.m()) *
+                    llvm::divideCeil(cols, next.n());
+    if (tiles < minTiles || workgroupBytes(next) > int64_t(48 * 1024))
+      return false;
+    config = next;
+    return true;
+  };
+  if (config.packedConv) {
+    // The rows are the output channels: 128 x 128 where 256 or more still
+    // make most of a wave, else 128 x 64, else 64 x 128 (rows of 128 where
+    // there are 64 idle half the tile: 130 -> 206 us for a 3x3
+    // convolution of 64 channels at 56x56).
+    if (rows >= 256 && widen(2, 4, 4, 2, 96))
+      return;
+    if (rows >= 128 && widen(4, 2, 2, 2, 96))
+      return;
+    if (rows >= 64)
+      widen(2, 4, 2, 2, kCoopMinTiles);
+    return;
+  }
+  // Unpacked (pointwise) convolutions: 128 x 64 where the reduction is
+  // long and the rows are 128 or the tiles one wave, and the kernel
+  // computes no producer of the input as it loads it. Measured on an H200
+  // (resnet50 at batch 32): 512 -> 128 at 28x28 6-14 us faster each, 2048
+  // -> 512 at 7x7 25-27; slower elsewhere: 64 -> 256 at 56x56 (k = 64) 112
+  // -> 131 us, 1024 -> 256 at 14x14 (two waves) 84 -> 103, DenseNet's
+  // 1x1 convolutions after batch norm and ReLU (a prologue) 9-12 us each.
+  // (128 x 128 tiles of 4x2 fragments per subgroup made resnet50's 1x1
+  // convolutions as much slower as faster.)
+  int64_t wideTiles =
+      batch * llvm::divideCeil(rows, 128) * llvm::divideCeil(cols, 64);
+  if (!inputPrologue && rows >= 128 && view.reduction.size() >= 256 &&
+      (rows == 128 || wideTiles <= kCoopMinTiles))
+    widen(4, 2, 2, 2, 96);
 }
 
 namespace {

@@ -441,6 +441,15 @@ FailureOr<CoopGemmConfig>
 chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
                bool allowBF16, int64_t packedConvMinMacs, std::string &why);
 
+/// Larger workgroups (8 subgroups, 128-row or 128-column tiles) for a
+/// convolution of many output tiles that `config` gives 64x64 tiles. The
+/// kernel waits on its operands' loads, one k step ahead: bigger tiles
+/// read fewer bytes per product from the L2 cache and more subgroups keep
+/// more loads in flight. `inputPrologue`: the kernel computes a producer
+/// of the input as it loads it.
+void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
+                           bool inputPrologue, CoopGemmConfig &config);
+
 /// The location metadata that marks a kernel whose fragments are bf16 for
 /// fx-retype-bf16-cooperative-matrices.
 constexpr StringLiteral kBF16FragmentsMarker = "fx.bf16_fragments";

@@ -117,7 +117,15 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     kernel's split-k, which measured faster for them): 2x2 subgroups of
     4x4 fragments (128x128 tiles) for contractions where those are 132 or
     more, else of 2x2 fragments (64x64 tiles; a convolution's implicit-GEMM
-    loads keep more registers live, and 4x4 fragments spill); operand
+    loads keep more registers live, and 4x4 fragments spill). Unsplit NCHW
+    convolutions take 8 subgroups (256 threads) instead where the tiles
+    still fill most of the GPU: repacked ones 128x128 tiles of 4x2
+    fragments per subgroup with 256 output channels or more, 128x64 with
+    128 or more, 64x128 with 64; unpacked ones 128x64 with 128 output
+    channels or more, a reduction of 256 or more and no producer computed
+    in the loads, where the output channels are 128 or the tiles one wave
+    (the kernel waits on its loads; bigger tiles read fewer bytes per
+    product and keep more loads in flight). Operand
     elements loaded through the op's indexing maps (padding and bounds
     checked), converted (bf16 rounding to nearest even; `high` also the
     remainder, truncated to bf16) and packed 8 to a 16-byte unit along
@@ -129,7 +137,7 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     NCHW convolutions (`linalg.conv_2d_nchw_fchw`) with channels a multiple
     of 8 and at least `packed-conv-min-macs` multiply-accumulates, other
     than pointwise ones (1x1, stride 1: their input is a GEMM operand as it
-    is), first repack both operands, each with a small kernel of its own: the input
+    is) of fewer than 256 output or 128 input channels, first repack both operands, each with a small kernel of its own: the input
     (through its zero padding) as [N][H][W][C/8] (a strided 1x1
     convolution's only at the rows and columns it reads) and the filter as
     [F][KH][KW][C/8] units of 8 channels, converted to the fragments' type
