@@ -494,10 +494,15 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                      : channels % 16 == 0 ? 16
                                           : 8;
     int64_t blockW = elements / blockC, stride = blockW + 1;
-    int64_t blocksW = llvm::divideCeil(width, blockW);
+    // Unstrided, an image's rows follow each other in both layouts: a
+    // workgroup takes `blockW` pixels of the flattened image (a 14x14
+    // image's rows, 14 columns of 32, left 18 threads in 32 idle).
+    bool flat = packStride == 1;
+    int64_t imageWidth = width, columns = flat ? height * width : width;
+    int64_t blocksW = llvm::divideCeil(columns, blockW);
     auto pack = gpu::LaunchOp::create(b, fx::withKernelRole(loc, "pack input"),
                                       cst(b, blocksW * (channels / blockC)),
-                                      cst(b, height), cst(b, batch),
+                                      cst(b, flat ? 1 : height), cst(b, batch),
                                       cst(b, threads), c1, c1);
     OpBuilder kb = OpBuilder::atBlockBegin(&pack.getBody().front());
     Value t = pack.getThreadIds().x, image = pack.getBlockIds().z,
@@ -509,6 +514,14 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         arith::RemUIOp::create(kb, loc, pack.getBlockIds().x, cst(kb, blocksW)),
         cst(kb, blockW));
     Value c0 = arith::MulIOp::create(kb, loc, cBlock, cst(kb, blockC));
+    // The input row and column of pixel `column` of workgroup row `row`.
+    auto rowAndColumn = [&](OpBuilder &ob,
+                            Value column) -> std::pair<Value, Value> {
+      if (!flat)
+        return {row, column};
+      return {arith::DivUIOp::create(ob, loc, column, cst(ob, imageWidth)),
+              arith::RemUIOp::create(ob, loc, column, cst(ob, imageWidth))};
+    };
     Value shared = memref::AllocOp::create(
         kb, loc,
         MemRefType::get({blockC * stride}, f32, AffineMap(),
@@ -520,13 +533,14 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       Value q = arith::AddIOp::create(kb, loc, t, cst(kb, i * threads));
       Value c = arith::DivUIOp::create(kb, loc, q, cst(kb, blockW));
       Value w = arith::RemUIOp::create(kb, loc, q, cst(kb, blockW));
-      auto [column, ok] =
-          fx::clampIndex(kb, loc, arith::AddIOp::create(kb, loc, w0, w), width);
+      auto [column, ok] = fx::clampIndex(
+          kb, loc, arith::AddIOp::create(kb, loc, w0, w), columns);
+      auto [h, x] = rowAndColumn(kb, column);
       Value value = loadGemmInput(
           kb, loc, op, fusion, 0,
           {image, arith::AddIOp::create(kb, loc, c0, c),
-           arith::MulIOp::create(kb, loc, row, cst(kb, packStride)),
-           arith::MulIOp::create(kb, loc, column, cst(kb, packStride))},
+           arith::MulIOp::create(kb, loc, h, cst(kb, packStride)),
+           arith::MulIOp::create(kb, loc, x, cst(kb, packStride))},
           ok);
       value = arith::SelectOp::create(kb, loc, ok, value, zeroValue);
       if (!element.isF32())
@@ -560,12 +574,13 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     auto guard = scf::IfOp::create(
         kb, loc,
         arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ult, column,
-                              cst(kb, width)),
+                              cst(kb, columns)),
         /*withElseRegion=*/false);
     gpu::TerminatorOp::create(kb, loc);
     OpBuilder gb = guard.getThenBodyBuilder();
+    auto [h, x] = rowAndColumn(gb, column);
     Value address = packedAddress(
-        gb, 0, image, row, column,
+        gb, 0, image, h, x,
         arith::AddIOp::create(
             gb, loc,
             arith::MulIOp::create(gb, loc, cBlock, cst(gb, unitsPerColumn)),
