@@ -14,6 +14,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ADT/DenseMap.h"
@@ -150,7 +152,10 @@ public:
       if (failed(result))
         return failure();
     }
-    return finishOutputs(func, numInputs);
+    if (failed(finishOutputs(func, numInputs)))
+      return failure();
+    markPrepareSteps();
+    return success();
   }
 
 private:
@@ -684,6 +689,7 @@ private:
     for (int i = 0; i < 3; ++i)
       kernel.workgroupSize[i] = size[i];
     kernel.numBindings = gpuFunc.getNumArguments();
+    kernelWrites.push_back(writtenArguments(gpuFunc));
     SmallVector<uint32_t> binary;
     if (failed(spirv::serialize(spirvModule, binary)))
       return launch.emitOpError("kernel failed to serialize to SPIR-V");
@@ -764,6 +770,162 @@ private:
   llvm::DenseMap<uint32_t, uint32_t> sizeBuffers;
   llvm::StringMap<uint32_t> globals;
   llvm::StringMap<uint32_t> kernels;
+  /// Per kernel, per binding: whether the kernel may write it.
+  std::vector<SmallVector<bool>> kernelWrites;
+
+  /// Per argument of `func`: whether the kernel may write through it
+  /// (every argument where a write's target is not known).
+  static SmallVector<bool> writtenArguments(gpu::GPUFuncOp func) {
+    unsigned count = func.getNumArguments();
+    SmallVector<bool> written(count, false);
+    bool unknown = func.getBody().empty();
+    // Marks what `target` views as written: a kernel argument, or nothing
+    // for the kernel's own workgroup and private memory.
+    auto write = [&](Value target) {
+      while (Operation *def = target.getDefiningOp()) {
+        if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+          target = view.getViewSource();
+        else if (isa<UnrealizedConversionCastOp, memref::CastOp>(def))
+          target = def->getOperand(0);
+        else
+          break;
+      }
+      if (target.getDefiningOp<memref::AllocOp>() ||
+          target.getDefiningOp<memref::AllocaOp>())
+        return;
+      auto arg = dyn_cast<BlockArgument>(target);
+      if (!arg || arg.getOwner() != &func.getBody().front()) {
+        unknown = true;
+        return;
+      }
+      // Past the arguments: workgroup and private attributions.
+      if (arg.getArgNumber() < count)
+        written[arg.getArgNumber()] = true;
+    };
+    // Where an op's writes name no value (gpu.subgroup_mma_store_matrix's),
+    // every memref it takes may be written.
+    auto writeOperands = [&](Operation *op) {
+      for (Value operand : op->getOperands())
+        if (isa<BaseMemRefType>(operand.getType()))
+          write(operand);
+    };
+    func.walk([&](Operation *op) {
+      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!effects) {
+        writeOperands(op);
+        return;
+      }
+      SmallVector<MemoryEffects::EffectInstance> list;
+      effects.getEffects(list);
+      for (const MemoryEffects::EffectInstance &effect : list) {
+        if (!isa<MemoryEffects::Write>(effect.getEffect()))
+          continue;
+        if (Value target = effect.getValue())
+          write(target);
+        else
+          writeOperands(op);
+      }
+    });
+    if (unknown)
+      written.assign(count, true);
+    return written;
+  }
+
+  /// Marks the dispatches that compute from the parameters alone
+  /// (vk::Step::prepare): every buffer they read is a parameter input, a
+  /// constant, a size or a temporary that only such dispatches write, and
+  /// every buffer they write is a static-size temporary they are the first
+  /// to use and that no other step writes. (IREE's const-eval and
+  /// TorchInductor's freezing fold such computations at compile time; here
+  /// the parameters are bound after compilation, so they run at binding
+  /// time, as the CPU code's prepare function does.)
+  void markPrepareSteps() {
+    size_t numBuffers = program.buffers.size(), numSteps = program.steps.size();
+    // Per step, the buffers it reads and writes.
+    std::vector<SmallVector<uint32_t>> reads(numSteps), writes(numSteps);
+    std::vector<int64_t> firstUse(numBuffers, -1);
+    for (size_t s = 0; s < numSteps; ++s) {
+      const vk::Step &step = program.steps[s];
+      auto use = [&](uint32_t b, bool written) {
+        (written ? writes : reads)[s].push_back(b);
+        if (firstUse[b] < 0)
+          firstUse[b] = int64_t(s);
+      };
+      if (step.kind == vk::Step::Kind::Copy) {
+        use(program.copies[step.index].source, false);
+        use(program.copies[step.index].target, true);
+        continue;
+      }
+      const vk::Dispatch &dispatch = program.dispatches[step.index];
+      const SmallVector<bool> &written = kernelWrites[dispatch.kernel];
+      for (auto [i, b] : llvm::enumerate(dispatch.buffers))
+        use(b, written[i]);
+    }
+    auto isParameter = [&](const vk::Buffer &buffer) {
+      return buffer.kind == vk::Buffer::Kind::Input &&
+             program.signature.inputs[buffer.index].parameter;
+    };
+    std::vector<bool> prepare(numSteps, false), prepared(numBuffers, false);
+    auto readsOnlyPrepared = [&](size_t s) {
+      return llvm::all_of(reads[s], [&](uint32_t b) {
+        const vk::Buffer &buffer = program.buffers[b];
+        return buffer.kind == vk::Buffer::Kind::Constant ||
+               buffer.kind == vk::Buffer::Kind::Size || isParameter(buffer) ||
+               prepared[b] || llvm::is_contained(writes[s], b);
+      });
+    };
+    for (size_t s = 0; s < numSteps; ++s) {
+      const vk::Step &step = program.steps[s];
+      if (step.kind != vk::Step::Kind::Dispatch ||
+          llvm::any_of(program.dispatches[step.index].workgroupScalars,
+                       [](uint32_t w) { return w != vk::kNoScalar; }))
+        continue;
+      // Writes into temporaries that only prepare steps used before (a
+      // fill, then the computation accumulating into it).
+      bool ok = llvm::all_of(writes[s], [&](uint32_t b) {
+        const vk::Buffer &buffer = program.buffers[b];
+        return buffer.kind == vk::Buffer::Kind::Temporary &&
+               buffer.bytesScalar == vk::kNoScalar &&
+               (firstUse[b] == int64_t(s) || prepared[b]);
+      });
+      if (!ok || !readsOnlyPrepared(s))
+        continue;
+      prepare[s] = true;
+      for (uint32_t b : writes[s])
+        prepared[b] = true;
+    }
+    // A prepared buffer that another step writes is not the parameters'
+    // alone: its prepare writers, and prepare steps reading it, run every
+    // time after all.
+    for (bool changed = true; changed;) {
+      changed = false;
+      std::vector<bool> rewritten(numBuffers, false);
+      for (size_t s = 0; s < numSteps; ++s)
+        if (!prepare[s])
+          for (uint32_t b : writes[s])
+            rewritten[b] = true;
+      for (size_t s = 0; s < numSteps; ++s)
+        if (prepare[s] &&
+            llvm::any_of(writes[s], [&](uint32_t b) { return rewritten[b]; })) {
+          prepare[s] = false;
+          changed = true;
+        }
+      prepared.assign(numBuffers, false);
+      for (size_t s = 0; s < numSteps; ++s)
+        if (prepare[s])
+          for (uint32_t b : writes[s])
+            prepared[b] = true;
+      for (size_t s = 0; s < numSteps; ++s)
+        if (prepare[s] && !readsOnlyPrepared(s)) {
+          prepare[s] = false;
+          changed = true;
+        }
+    }
+    for (size_t s = 0; s < numSteps; ++s)
+      program.steps[s].prepare = prepare[s];
+  }
 };
 
 } // namespace

@@ -411,14 +411,20 @@ public:
         object.add("bytes_scalar", number(copy.bytesScalar));
       copies.push_back(object.str());
     }
-    for (const Step &step : program.steps)
-      steps.push_back(
-          InlineObject()
-              .add("kind",
-                   json::quote(step.kind == Step::Kind::Dispatch ? "dispatch"
-                                                                 : "copy"))
-              .add("index", number(step.index))
-              .str());
+    for (const Step &step : program.steps) {
+      InlineObject object;
+      object
+          .add("kind",
+               json::quote(step.kind == Step::Kind::Dispatch ? "dispatch"
+                                                             : "copy"))
+          .add("index", number(step.index));
+      // Optional: a reader without prepare steps runs the step every run,
+      // which computes the same (the compiler keeps its buffers out of the
+      // arena).
+      if (step.prepare)
+        object.add("prepare", boolean(true));
+      steps.push_back(object.str());
+    }
     std::vector<std::string> features;
     for (const std::string &feature : program.requiredFeatures)
       features.push_back(json::quote(feature));
@@ -1003,6 +1009,10 @@ private:
                                  " (known: dispatch, copy)");
               step.kind =
                   kind == "dispatch" ? Step::Kind::Dispatch : Step::Kind::Copy;
+              if (element.find("prepare"))
+                if (Status s = getBool(element, "prepare", where, step.prepare);
+                    !s.isOk())
+                  return s;
               return getU32(element, "index", where, step.index);
             });
         !s.isOk())

@@ -342,12 +342,26 @@ uint64_t alignArena(uint64_t bytes) {
 }
 } // namespace
 
+std::vector<bool> vk::preparedBuffers(const Program &program) {
+  std::vector<bool> prepared(program.buffers.size(), false);
+  for (const Step &step : program.steps)
+    if (step.prepare && step.kind == Step::Kind::Dispatch &&
+        step.index < program.dispatches.size())
+      for (uint32_t b : program.dispatches[step.index].buffers)
+        if (b < prepared.size())
+          prepared[b] = true;
+  return prepared;
+}
+
 ReusePlan vk::planTemporaryReuse(Program &program) {
   std::vector<std::optional<LiveRange>> ranges = bufferLiveRanges(program);
+  // What prepare steps write must outlive the run: memory of its own.
+  std::vector<bool> prepared = preparedBuffers(program);
   std::vector<size_t> order;
   for (size_t b = 0; b < program.buffers.size(); ++b) {
     program.buffers[b].arenaOffset.reset();
-    if (program.buffers[b].kind == Buffer::Kind::Temporary && ranges[b])
+    if (program.buffers[b].kind == Buffer::Kind::Temporary && ranges[b] &&
+        !prepared[b])
       order.push_back(b);
   }
   // Largest first; ties in program order, so plans are deterministic.
@@ -635,6 +649,29 @@ Status vk::validateProgram(const Program &p) {
       return fail("step " + std::to_string(s) + " refers to " +
                   (step.kind == Step::Kind::Dispatch ? "dispatch " : "copy ") +
                   std::to_string(step.index) + " of " + std::to_string(limit));
+    if (!step.prepare)
+      continue;
+    // A prepare step runs once per binding of the parameters: it may see
+    // nothing a run changes.
+    std::string what = "prepare step " + std::to_string(s);
+    if (step.kind != Step::Kind::Dispatch)
+      return fail(what + " is not a dispatch");
+    const Dispatch &dispatch = p.dispatches[step.index];
+    for (uint32_t w : dispatch.workgroupScalars)
+      if (w != kNoScalar)
+        return fail(what + " has a dynamic grid");
+    for (uint32_t b : dispatch.buffers) {
+      const Buffer &buffer = p.buffers[b];
+      bool ok = buffer.kind == Buffer::Kind::Constant ||
+                buffer.kind == Buffer::Kind::Size ||
+                (buffer.kind == Buffer::Kind::Temporary &&
+                 !buffer.arenaOffset && buffer.bytesScalar == kNoScalar) ||
+                (buffer.kind == Buffer::Kind::Input &&
+                 p.signature.inputs[buffer.index].parameter);
+      if (!ok)
+        return fail(what + " binds " + describeBuffer(p, b) +
+                    ", which a run may change");
+    }
   }
   return Status::ok();
 }

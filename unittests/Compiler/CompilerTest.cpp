@@ -174,6 +174,43 @@ TEST_P(CompilerTest, RebindingAParameterChangesTheResult) {
   EXPECT_EQ(values(y.value()[0]), (std::vector<float>{10, 27, 10, 20}));
 }
 
+TEST_P(CompilerTest, ParameterComputationsFollowRebinding) {
+  // w @ w depends on the parameter alone: CPU code computes it in its
+  // prepare function, a Vulkan program in a prepare step; both run once
+  // per binding, again after the parameter changes.
+  const char *square = R"mlir(
+func.func @square(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {fx.param = "w"}) -> tensor<2x3xf32> {
+  %0 = fx.mm %w, %w : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  %1 = fx.mm %x, %0 : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
+  return %1 : tensor<2x3xf32>
+}
+)mlir";
+  Compiler compiler(options());
+  auto model = compiler.compileString(square);
+  ASSERT_TRUE(model.isOk()) << model.message();
+  rt::Model &m = *model.value();
+  Tensor x = tensor(DType::F32, {2, 3}, {1, 2, 3, -1, 0, 2});
+  // w = 2 I: w @ w = 4 I.
+  ASSERT_TRUE(m.setParameter(
+                   "w", tensor(DType::F32, {3, 3}, {2, 0, 0, 0, 2, 0, 0, 0, 2}))
+                  .isOk());
+  for (int i = 0; i < 2; ++i) {
+    auto y = m.run({x});
+    ASSERT_TRUE(y.isOk()) << y.message();
+    EXPECT_EQ(values(y.value()[0]), (std::vector<float>{4, 8, 12, -4, 0, 8}));
+  }
+  // w = the cyclic shift P (columns 0 -> 1 -> 2 -> 0): w @ w = P^2, and
+  // x @ P^2 moves column j of x to column j + 2.
+  ASSERT_TRUE(m.setParameter(
+                   "w", tensor(DType::F32, {3, 3}, {0, 1, 0, 0, 0, 1, 1, 0, 0}))
+                  .isOk());
+  for (int i = 0; i < 2; ++i) {
+    auto y = m.run({x});
+    ASSERT_TRUE(y.isOk()) << y.message();
+    EXPECT_EQ(values(y.value()[0]), (std::vector<float>{2, 3, 1, 0, 2, -1}));
+  }
+}
+
 TEST_P(CompilerTest, BindsWeightsFromSafetensors) {
   TempDir dir;
   std::vector<std::pair<std::string, Tensor>> weights = {

@@ -60,7 +60,10 @@
 //                                                    the fixed count)}],
 //    "copies": [{"source", "target", "source_offset", "target_offset",
 //                "bytes", "bytes_scalar" (optional)}],
-//    "steps": [{"kind": "dispatch"|"copy", "index"}],
+//    "steps": [{"kind": "dispatch"|"copy", "index",
+//               "prepare": true (optional: a computation on the parameters
+//                                alone, run once per binding of them; see
+//                                vk::Step)}],
 //    "required_features": ["shaderInt64", ...],
 //    "arena_bytes" (optional; the buffer plan: temporaries with an
 //                   "arena_offset" share one block of this size, reusing

@@ -154,6 +154,13 @@ struct Step {
   Kind kind = Kind::Dispatch;
   /// Index into Program::dispatches or Program::copies.
   uint32_t index = 0;
+  /// A computation on the parameters alone (a convolution's filter
+  /// repacked): it binds only parameter inputs, constants, sizes and
+  /// temporaries that only prepare steps write, and the runtime runs it
+  /// once after the parameters are bound (again after any changes) rather
+  /// than in every run. The temporaries it binds keep their contents:
+  /// never in the arena.
+  bool prepare = false;
 };
 
 /// A whole graph: run `steps` in order, each seeing the writes of the ones
@@ -227,15 +234,19 @@ struct ReusePlan {
   uint64_t arenaBytes = 0;
 };
 
-/// Places every temporary some step uses into one arena, reusing memory
-/// between temporaries whose live ranges do not overlap; replaces any
-/// earlier plan. Sound because the runtime orders consecutive steps with a
-/// global memory barrier and a temporary's contents never outlive a run:
-/// the steps of one live range end before the next range's first step
+/// Places every temporary some step uses (but prepare steps) into one arena,
+/// reusing memory between temporaries whose live ranges do not overlap;
+/// replaces any earlier plan. Sound because the runtime orders consecutive
+/// steps with a global memory barrier and a temporary's contents never outlive
+/// a run: the steps of one live range end before the next range's first step
 /// writes. Greedy by size: largest first, each at the lowest aligned offset
 /// free of the live temporaries placed before it (as TFLite's and IREE's
 /// static planners do; optimal placement is NP-hard).
 ReusePlan planTemporaryReuse(Program &program);
+
+/// Per buffer: whether a prepare step binds it (Step::prepare); such
+/// temporaries keep their contents from one run to the next.
+std::vector<bool> preparedBuffers(const Program &program);
 
 /// The SPIR-V magic number, the first word of every module.
 constexpr uint32_t kSPIRVMagic = 0x07230203u;

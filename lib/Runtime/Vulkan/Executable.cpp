@@ -379,22 +379,22 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
                            0);
 
   VkPipeline boundPipeline = VK_NULL_HANDLE;
+  bool first = true;
   for (uint32_t s = 0; s < numSteps; ++s) {
     const Step &step = program.steps[s];
-    if (s > 0)
+    // Prepare steps run before the run when the parameters changed
+    // (runPrepareSteps); in the profile they take no time.
+    if (step.prepare) {
+      if (queries)
+        fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                               queries, s + 1);
+      continue;
+    }
+    if (!first)
       stepBarrier();
+    first = false;
     if (step.kind == Step::Kind::Dispatch) {
-      const Dispatch &dispatch = program.dispatches[step.index];
-      if (pipelines[dispatch.kernel] != boundPipeline) {
-        boundPipeline = pipelines[dispatch.kernel];
-        fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, boundPipeline);
-      }
-      if (descriptorSets[step.index])
-        fn.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
-                                   pipelineLayouts[dispatch.kernel], 0, 1,
-                                   &descriptorSets[step.index], 0, nullptr);
-      fn.vkCmdDispatch(cb, dispatch.workgroups[0], dispatch.workgroups[1],
-                       dispatch.workgroups[2]);
+      recordDispatch(cb, step, boundPipeline);
     } else {
       const Copy &copy = program.copies[step.index];
       // Vulkan has no empty copies; the step stays in the profile.
@@ -431,6 +431,52 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
                            numSteps + 2);
   if (VkResult r = fn.vkEndCommandBuffer(cb); r != VK_SUCCESS)
     return vkError("vkEndCommandBuffer", r);
+  return Status::ok();
+}
+
+void Executable::Impl::recordDispatch(VkCommandBuffer cb, const Step &step,
+                                      VkPipeline &boundPipeline) {
+  const Dispatch &dispatch = program.dispatches[step.index];
+  if (pipelines[dispatch.kernel] != boundPipeline) {
+    boundPipeline = pipelines[dispatch.kernel];
+    fn.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, boundPipeline);
+  }
+  if (descriptorSets[step.index])
+    fn.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE,
+                               pipelineLayouts[dispatch.kernel], 0, 1,
+                               &descriptorSets[step.index], 0, nullptr);
+  fn.vkCmdDispatch(cb, dispatch.workgroups[0], dispatch.workgroups[1],
+                   dispatch.workgroups[2]);
+}
+
+Status Executable::Impl::runPrepareSteps() {
+  if (prepared)
+    return Status::ok();
+  bool any = false;
+  for (const Step &step : program.steps)
+    any |= step.prepare;
+  if (any) {
+    // Ordered after the parameters' uploads and any earlier run (submitOnce
+    // waits for its own completion, and runs are serialized).
+    Status status = submitOnce([&](VkCommandBuffer cb) {
+      VkMemoryBarrier barrier = {VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+      barrier.srcAccessMask = kWriteAccess;
+      barrier.dstAccessMask = kAnyAccess;
+      VkPipeline boundPipeline = VK_NULL_HANDLE;
+      for (const Step &step : program.steps) {
+        if (!step.prepare)
+          continue;
+        fn.vkCmdPipelineBarrier(cb, kStages, kStages, 0, 1, &barrier, 0,
+                                nullptr, 0, nullptr);
+        recordDispatch(cb, step, boundPipeline);
+      }
+      fn.vkCmdPipelineBarrier(cb, kStages, kStages, 0, 1, &barrier, 0, nullptr,
+                              0, nullptr);
+    });
+    if (!status.isOk())
+      return status;
+  }
+  prepared = true;
   return Status::ok();
 }
 
@@ -674,6 +720,8 @@ Status Executable::runInto(const std::vector<Tensor> &inputs,
     return Status::error("an earlier run of this executable did not finish; "
                          "it cannot run again");
   if (Status s = impl.uploadParameters(inputs); !s.isOk())
+    return s;
+  if (Status s = impl.runPrepareSteps(); !s.isOk())
     return s;
   using Clock = std::chrono::steady_clock;
   auto microsecondsSince = [](Clock::time_point start) {

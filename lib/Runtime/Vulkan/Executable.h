@@ -118,6 +118,8 @@ struct Executable::Impl {
   /// Parameters stay resident: a run uploads one only when given a
   /// different tensor.
   std::vector<std::optional<Tensor>> residentParameters;
+  /// Whether the prepare steps ran since the parameters last changed.
+  bool prepared = false;
   /// Runs share the buffers and the command buffer: one at a time.
   std::mutex runMutex;
 
@@ -176,6 +178,13 @@ struct Executable::Impl {
   /// Uploads the parameters whose tensor differs from the resident one.
   Status uploadParameters(const std::vector<Tensor> &inputs);
   Status submitOnce(const std::function<void(VkCommandBuffer)> &record);
+  /// Records dispatch step `step`, binding its pipeline unless it is
+  /// `boundPipeline` already.
+  void recordDispatch(VkCommandBuffer cb, const Step &step,
+                      VkPipeline &boundPipeline);
+  /// Runs the program's prepare steps (Step::prepare) unless they ran since
+  /// the parameters last changed.
+  Status runPrepareSteps();
 };
 
 } // namespace fx::rt::vk

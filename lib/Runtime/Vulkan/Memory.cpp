@@ -436,6 +436,8 @@ Status Executable::Impl::uploadParameters(const std::vector<Tensor> &inputs) {
     resident = input;
     changed.push_back(b);
   }
+  if (!changed.empty())
+    prepared = false;
   if (!useStaging || changed.empty())
     return Status::ok();
   // Earlier runs may still read the old values: the copies wait for them

@@ -10,6 +10,9 @@ test.
   fxa.py IN OUT set-cpu KEY JSON
                               member KEY of the entry's CPU code set to the
                               JSON value
+  fxa.py IN OUT set-vulkan-step N KEY JSON
+                              member KEY of step N of the entry's Vulkan
+                              program set to the JSON value
   fxa.py IN OUT version N     header format version N
   fxa.py IN OUT flip OFFSET   one byte flipped, not resealed
   fxa.py IN manifest          print the manifest
@@ -58,6 +61,9 @@ def main():
             entries[0]["targets"] = {"tpu": {}}
         elif command == "set-cpu":
             entries[0]["targets"]["cpu"][rest[0]] = json.loads(rest[1])
+        elif command == "set-vulkan-step":
+            step = entries[0]["targets"]["vulkan"]["steps"][int(rest[0])]
+            step[rest[1]] = json.loads(rest[2])
         else:
             sys.exit("unknown command " + command)
         text = json.dumps(manifest).encode()
