@@ -190,25 +190,20 @@ func.func @square(%x: tensor<2x3xf32>, %w: tensor<3x3xf32> {fx.param = "w"}) -> 
   ASSERT_TRUE(model.isOk()) << model.message();
   rt::Model &m = *model.value();
   Tensor x = tensor(DType::F32, {2, 3}, {1, 2, 3, -1, 0, 2});
+  // Binds w, then runs twice.
+  auto bindAndRun = [&](std::vector<float> w, std::vector<float> expected) {
+    ASSERT_TRUE(m.setParameter("w", tensor(DType::F32, {3, 3}, w)).isOk());
+    for (int i = 0; i < 2; ++i) {
+      auto y = m.run({x});
+      ASSERT_TRUE(y.isOk()) << y.message();
+      EXPECT_EQ(values(y.value()[0]), expected);
+    }
+  };
   // w = 2 I: w @ w = 4 I.
-  ASSERT_TRUE(m.setParameter(
-                   "w", tensor(DType::F32, {3, 3}, {2, 0, 0, 0, 2, 0, 0, 0, 2}))
-                  .isOk());
-  for (int i = 0; i < 2; ++i) {
-    auto y = m.run({x});
-    ASSERT_TRUE(y.isOk()) << y.message();
-    EXPECT_EQ(values(y.value()[0]), (std::vector<float>{4, 8, 12, -4, 0, 8}));
-  }
+  bindAndRun({2, 0, 0, 0, 2, 0, 0, 0, 2}, {4, 8, 12, -4, 0, 8});
   // w = the cyclic shift P (columns 0 -> 1 -> 2 -> 0): w @ w = P^2, and
   // x @ P^2 moves column j of x to column j + 2.
-  ASSERT_TRUE(m.setParameter(
-                   "w", tensor(DType::F32, {3, 3}, {0, 1, 0, 0, 0, 1, 1, 0, 0}))
-                  .isOk());
-  for (int i = 0; i < 2; ++i) {
-    auto y = m.run({x});
-    ASSERT_TRUE(y.isOk()) << y.message();
-    EXPECT_EQ(values(y.value()[0]), (std::vector<float>{2, 3, 1, 0, 2, -1}));
-  }
+  bindAndRun({0, 1, 0, 0, 0, 1, 1, 0, 0}, {2, 3, 1, 0, 2, -1});
 }
 
 TEST_P(CompilerTest, BindsWeightsFromSafetensors) {
