@@ -863,17 +863,14 @@ private:
       for (auto [i, b] : llvm::enumerate(dispatch.buffers))
         use(b, written[i]);
     }
-    auto isParameter = [&](const vk::Buffer &buffer) {
-      return buffer.kind == vk::Buffer::Kind::Input &&
-             program.signature.inputs[buffer.index].parameter;
-    };
     std::vector<bool> prepare(numSteps, false), prepared(numBuffers, false);
     auto readsOnlyPrepared = [&](size_t s) {
       return llvm::all_of(reads[s], [&](uint32_t b) {
         const vk::Buffer &buffer = program.buffers[b];
         return buffer.kind == vk::Buffer::Kind::Constant ||
-               buffer.kind == vk::Buffer::Kind::Size || isParameter(buffer) ||
-               prepared[b] || llvm::is_contained(writes[s], b);
+               buffer.kind == vk::Buffer::Kind::Size ||
+               program.isParameter(b) || prepared[b] ||
+               llvm::is_contained(writes[s], b);
       });
     };
     for (size_t s = 0; s < numSteps; ++s) {

@@ -64,6 +64,13 @@ std::string vk::describeBuffer(const Program &program, size_t index) {
   return name;
 }
 
+bool Program::isParameter(size_t b) const {
+  if (b >= buffers.size() || buffers[b].kind != Buffer::Kind::Input)
+    return false;
+  uint32_t index = buffers[b].index;
+  return index < signature.inputs.size() && signature.inputs[index].parameter;
+}
+
 bool Program::isDynamic() const {
   if (!scalars.empty())
     return true;
@@ -666,8 +673,7 @@ Status vk::validateProgram(const Program &p) {
                 buffer.kind == Buffer::Kind::Size ||
                 (buffer.kind == Buffer::Kind::Temporary &&
                  !buffer.arenaOffset && buffer.bytesScalar == kNoScalar) ||
-                (buffer.kind == Buffer::Kind::Input &&
-                 p.signature.inputs[buffer.index].parameter);
+                p.isParameter(b);
       if (!ok)
         return fail(what + " binds " + describeBuffer(p, b) +
                     ", which a run may change");

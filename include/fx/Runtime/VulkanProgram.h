@@ -190,6 +190,9 @@ struct Program {
   /// Whether the program has sizes that depend on its input shapes: the
   /// runtime specializes it per input shape before loading.
   bool isDynamic() const;
+  /// Whether buffer `b` is an input that is a model parameter (bound once,
+  /// resident between runs).
+  bool isParameter(size_t b) const;
 };
 
 /// The static program that `program` is for inputs of shapes

@@ -42,6 +42,12 @@ namespace mlir::fx::matmul {
 /// Output tiles that fill an H200 (132 SMs).
 constexpr int64_t kCoopMinTiles = 132;
 
+/// Output tiles of m x n of `view` (static sizes).
+static int64_t outputTiles(const GemmView &view, int64_t m, int64_t n) {
+  return view.batch.size() * llvm::divideCeil(view.rows.size(), m) *
+         llvm::divideCeil(view.cols.size(), n);
+}
+
 /// 16-byte units a row of a subgroup's results strip (a fragment row, 16
 /// x fragsN * 16 f32) takes: its length and a unit of padding, so that the
 /// fragment stores' rows start in different banks of workgroup memory.
@@ -101,9 +107,7 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   }
   int64_t batch = view.batch.size(), rows = view.rows.size(),
           cols = view.cols.size();
-  auto tiles = [&](int64_t m, int64_t n) {
-    return batch * llvm::divideCeil(rows, m) * llvm::divideCeil(cols, n);
-  };
+  auto tiles = [&](int64_t m, int64_t n) { return outputTiles(view, m, n); };
   // NCHW convolutions large enough to repay the repacking kernels.
   if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
     auto input = cast<MemRefType>(conv.getDpsInputs()[0].getType());
@@ -231,8 +235,7 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
   if (!isa<linalg::Conv2DNchwFchwOp>(op.getOperation()) || config.splits != 1 ||
       config.m() != 64 || config.n() != 64)
     return;
-  int64_t batch = view.batch.size(), rows = view.rows.size(),
-          cols = view.cols.size();
+  int64_t rows = view.rows.size();
   // Tries a tile of sm x sn subgroups of fm x fn fragments each; keeps it
   // where it makes at least `minTiles` output tiles.
   auto widen = [&](int64_t sm, int64_t sn, int64_t fm, int64_t fn,
@@ -247,9 +250,8 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
     for (int64_t count : {next.m(), next.n()})
       if ((count * next.k / 8) % next.threads() != 0)
         return false;
-    int64_t tiles = batch * llvm::divideCeil(rows, next.m()) *
-                    llvm::divideCeil(cols, next.n());
-    if (tiles < minTiles || workgroupBytes(next) > int64_t(48 * 1024))
+    if (outputTiles(view, next.m(), next.n()) < minTiles ||
+        workgroupBytes(next) > int64_t(48 * 1024))
       return false;
     config = next;
     return true;
@@ -276,10 +278,8 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
   // 1x1 convolutions after batch norm and ReLU (a prologue) 9-12 us each.
   // (128 x 128 tiles of 4x2 fragments per subgroup made resnet50's 1x1
   // convolutions as much slower as faster.)
-  int64_t wideTiles =
-      batch * llvm::divideCeil(rows, 128) * llvm::divideCeil(cols, 64);
   if (!inputPrologue && rows >= 128 && view.reduction.size() >= 256 &&
-      (rows == 128 || wideTiles <= kCoopMinTiles))
+      (rows == 128 || outputTiles(view, 128, 64) <= kCoopMinTiles))
     widen(4, 2, 2, 2, 96);
 }
 

@@ -170,11 +170,7 @@ struct Executable::Impl {
     return staging[b].mapped ? staging[b].mapped : buffers[b].mapped;
   }
   /// Whether buffer `b` is an input that is a model parameter (resident).
-  bool isParameter(size_t b) const {
-    const Buffer &buffer = program.buffers[b];
-    return buffer.kind == Buffer::Kind::Input &&
-           program.signature.inputs[buffer.index].parameter;
-  }
+  bool isParameter(size_t b) const { return program.isParameter(b); }
   /// Uploads the parameters whose tensor differs from the resident one.
   Status uploadParameters(const std::vector<Tensor> &inputs);
   Status submitOnce(const std::function<void(VkCommandBuffer)> &record);
