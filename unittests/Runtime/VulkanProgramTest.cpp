@@ -120,6 +120,54 @@ TEST(VulkanProgramTest, ChainNeedsTwoSlots) {
       << validateProgram(program).message();
 }
 
+TEST(VulkanProgramTest, PrepareStepsKeepTheirBuffersAndSeeOnlyParameters) {
+  // w (a parameter) -> t1 in a prepare step; x, t1 -> t2 -> y every run.
+  Program program =
+      programWith({io(Buffer::Kind::Input), io(Buffer::Kind::Input),
+                   temporary(1000), temporary(1000), io(Buffer::Kind::Output)});
+  program.signature.inputs.push_back({"w", DType::F32, {4}, true});
+  program.buffers[1].index = 1;
+  dispatch(program, {1, 2});
+  program.steps.back().prepare = true;
+  dispatch(program, {0, 2, 3});
+  dispatch(program, {3, 4});
+  EXPECT_TRUE(program.isParameter(1));
+  EXPECT_FALSE(program.isParameter(0));
+  EXPECT_FALSE(program.isParameter(2));
+  // What the prepare step writes keeps its contents: not in the arena.
+  planTemporaryReuse(program);
+  EXPECT_FALSE(program.buffers[2].arenaOffset.has_value());
+  EXPECT_TRUE(program.buffers[3].arenaOffset.has_value());
+  EXPECT_TRUE(validateProgram(program).isOk())
+      << validateProgram(program).message();
+
+  Program readsInput = program;
+  readsInput.steps[1].prepare = true;
+  EXPECT_EQ(
+      validateProgram(readsInput).message(),
+      "invalid Vulkan program: prepare step 1 binds buffer 0 (input 0 'x'), "
+      "which a run may change");
+  Program inArena = program;
+  inArena.buffers[2].arenaOffset = 1024;
+  inArena.arenaBytes = 2048;
+  EXPECT_EQ(validateProgram(inArena).message(),
+            "invalid Vulkan program: prepare step 0 binds buffer 2, which a "
+            "run may change");
+  Program dynamicGrid = program;
+  for (Buffer &buffer : dynamicGrid.buffers)
+    buffer.arenaOffset.reset();
+  dynamicGrid.arenaBytes = 0;
+  dynamicGrid.scalars.push_back({Scalar::Op::Constant, 1, {0, 0, 0}});
+  dynamicGrid.dispatches[0].workgroupScalars[0] = 0;
+  EXPECT_EQ(validateProgram(dynamicGrid).message(),
+            "invalid Vulkan program: prepare step 0 has a dynamic grid");
+  Program aCopy = program;
+  copy(aCopy, 3, 4, 16);
+  aCopy.steps.back().prepare = true;
+  EXPECT_EQ(validateProgram(aCopy).message(),
+            "invalid Vulkan program: prepare step 3 is not a dispatch");
+}
+
 TEST(VulkanProgramTest, LargestFirstAndUnusedTemporariesStayOut) {
   // t1 (small) and t2 (large) live together; t3 is never used.
   Program program =
