@@ -12,7 +12,9 @@ the input and filter packing), for tuning the kernel's tiles.
       (on the GPU machine, the Vulkan loader installed) runs each artifact
       with `fxrt-run --bench N --profile` (seeded random inputs) and prints,
       per convolution, the GPU time of its GEMM kernel, of its packing
-      kernels and the GEMM's rate in TFLOP/s of f32 work.
+      kernels and the GEMM's rate in TFLOP/s of f32 work; beside them, where
+      torch with CUDA is installed, cuDNN's time for the same convolution and
+      ReLU in TF32 (PyTorch's default) and in f16 channels-last.
 
 The filter is an input here, not a parameter, so its packing runs (and is
 timed) in every call; in a model it is a prepare step that runs once per
@@ -76,10 +78,48 @@ def prepare(args):
     print(f"{len(SHAPES)} convolutions at precision {args.precision} -> {args.dir}")
 
 
+def torch_times(n, c, size, f, k, runs):
+    """cuDNN's time for the same convolution and ReLU (TF32, as PyTorch's
+    default; and f16 channels-last), median over `runs` CUDA-event timings,
+    in us; None where torch or CUDA is missing."""
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        return None
+    if not torch.cuda.is_available():
+        return None
+    torch.backends.cudnn.allow_tf32 = True
+    torch.backends.cudnn.benchmark = True
+    times = []
+    for dtype, fmt in ((torch.float32, torch.contiguous_format),
+                       (torch.float16, torch.channels_last)):
+        x = torch.randn(n, c, size, size, device="cuda", dtype=dtype).to(
+            memory_format=fmt)
+        w = torch.randn(f, c, k, k, device="cuda", dtype=dtype).to(memory_format=fmt)
+        b = torch.randn(f, device="cuda", dtype=dtype)
+        def step():
+            return F.relu(F.conv2d(x, w, b, padding=k // 2))
+        for _ in range(5):
+            step()
+        samples = []
+        for _ in range(runs):
+            start = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            start.record()
+            step()
+            end.record()
+            torch.cuda.synchronize()
+            samples.append(start.elapsed_time(end) * 1000)
+        times.append(sorted(samples)[len(samples) // 2])
+    return times
+
+
 def measure(args):
     fxrt = os.path.join(args.dir, "fxrt-run")
-    print("| convolution (NCHW) | GEMM us | packing us | GEMM TFLOP/s |")
-    print("|---|---|---|---|")
+    print("| convolution (NCHW) | GEMM us | packing us | GEMM TFLOP/s "
+          "| cuDNN TF32 us | cuDNN f16 NHWC us |")
+    print("|---|---|---|---|---|---|")
     for name, (n, c, size, f, k) in SHAPES.items():
         proc = subprocess.run(
             [fxrt, os.path.join(args.dir, name + ".fxa"), "--bench", str(args.runs),
@@ -99,7 +139,9 @@ def measure(args):
         flops = 2 * n * size * size * f * c * k * k
         rate = flops / (gemm * 1e-6) / 1e12 if gemm else 0
         label = f"{k}x{k} {c} -> {f} at {size}x{size}"
-        print(f"| {label} | {gemm:.1f} | {packing:.1f} | {rate:.1f} |")
+        ref = torch_times(n, c, size, f, k, args.runs)
+        ref_cols = " | ".join(f"{t:.1f}" for t in ref) if ref else "- | -"
+        print(f"| {label} | {gemm:.1f} | {packing:.1f} | {rate:.1f} | {ref_cols} |")
 
 
 def main():

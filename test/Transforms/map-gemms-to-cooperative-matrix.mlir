@@ -414,9 +414,14 @@ func.func @wide_pointwise_packed(%in: memref<32x128x28x28xf32>, %w: memref<512x1
 // Fewer output channels: unpacked, in 128x64 tiles (k step 32) where the
 // reduction is 256 or longer; with a prologue computed as the input is
 // loaded (DenseNet's), 64x64 tiles.
+// A unit of the input is 8 neighbouring pixels of one channel, and an
+// image's pixels (28 x 28, a multiple of 8) lie contiguously: two 16-byte
+// loads from a view of the input as words.
 // HIGH-LABEL: func.func @wide_pointwise
 // HIGH-NOT: gpu.launch
+// HIGH: %[[XW:.*]] = builtin.unrealized_conversion_cast %{{.*}} : memref<32x512x28x28xf32> to memref<3211264xvector<4xi32>>
 // HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c392{{[_0-9]*}}, {{.*}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+// HIGH: memref.load %[[XW]]
 func.func @wide_pointwise(%in: memref<32x512x28x28xf32>, %w: memref<128x512x1x1xf32>, %out: memref<32x128x28x28xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x128x28x28xf32>)
@@ -442,5 +447,22 @@ func.func @pointwise_prologue_64x64(%x: memref<32x512x28x28xf32>, %scale: memref
   // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs, zero initial value}}
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%act, %w : memref<32x512x28x28xf32>, memref<128x512x1x1xf32>) outs(%out : memref<32x128x28x28xf32>)
   memref.dealloc %act : memref<32x512x28x28xf32>
+  return
+}
+
+// -----
+
+// An image of 14 x 14 pixels (not a multiple of 8): a unit's pixels may
+// straddle two images, so they are loaded one by one.
+// HIGH-LABEL: func.func @pointwise_odd_image
+// HIGH-NOT: memref<32x256x14x14xf32> to memref<
+// HIGH: gpu.launch
+// HIGH: memref.load %{{.*}} : memref<32x256x14x14xf32>
+func.func @pointwise_odd_image(%in: memref<32x256x14x14xf32>, %w: memref<64x256x1x1xf32>, %out: memref<32x64x14x14xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x64x14x14xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 64x6272x256 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x256x14x14xf32>, memref<64x256x1x1xf32>) outs(%out : memref<32x64x14x14xf32>)
   return
 }
