@@ -393,6 +393,25 @@ func.func @wide_conv_128(%in: memref<32x128x30x30xf32>, %w: memref<128x128x3x3xf
 
 // -----
 
+// 512 output channels at 7x7: 52 tiles of 128x128, fewer than a wave;
+// k (4608) split 2 ways to make one, the partial sums added by a second
+// kernel (the grid's z: batch x splits).
+// HIGH-LABEL: func.func @wide_conv_split
+// HIGH: gpu.launch
+// HIGH: gpu.launch
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c13{{[_0-9]*}}, {{.*}} = %c4{{[_0-9]*}}, {{.*}} = %c2{{[_0-9]*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+// HIGH: gpu.launch
+func.func @wide_conv_split(%in: memref<32x512x9x9xf32>, %w: memref<512x512x3x3xf32>, %out: memref<32x512x7x7xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%out : memref<32x512x7x7xf32>)
+  // expected-remark @below {{cooperative-matrix GEMM: 512x1568x4608 on bf16x3 fragments, 128x128 tiles, k step 32, k split 2 ways, operands repacked}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x512x9x9xf32>, memref<512x512x3x3xf32>) outs(%out : memref<32x512x7x7xf32>)
+  return
+}
+
+// -----
+
 // A pointwise convolution of 256 output channels or more and 128 input
 // channels or more is repacked and takes 128x128 tiles (8 subgroups of
 // 4x2 fragments).

@@ -120,14 +120,19 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     loads keep more registers live, and 4x4 fragments spill). Unsplit NCHW
     convolutions take 8 subgroups (256 threads) instead where the tiles
     still fill most of the GPU: repacked ones 128x128 tiles of 4x2
-    fragments per subgroup with 256 output channels or more, 128x64 with
-    128 or more, 64x128 with 64; unpacked ones 128x64 with 128 output
+    fragments per subgroup with 256 output channels or more (where those
+    tiles are fewer than a wave, k split up to 4 ways to make one, each
+    split at least 8 k steps), 128x64 with 128 or more, 64x128 with 64;
+    unpacked ones 128x64 with 128 output
     channels or more, a reduction of 256 or more and no producer computed
     in the loads, where the output channels are 128 or the tiles one wave
     (the kernel waits on its loads; bigger tiles read fewer bytes per
     product and keep more loads in flight). Operand
     elements loaded through the op's indexing maps (padding and bounds
-    checked), converted (bf16 rounding to nearest even; `high` also the
+    checked; 16-byte words where a unit's 8 elements are neighbours in
+    memory: along k in a row-major operand, along the columns in an NCHW
+    pointwise convolution's input whose images have a multiple of 8
+    pixels), converted (bf16 rounding to nearest even; `high` also the
     remainder, truncated to bf16) and packed 8 to a 16-byte unit along
     each operand's innermost dimension, row- or column-major tiles
     accordingly; results
