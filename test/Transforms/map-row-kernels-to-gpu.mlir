@@ -6,6 +6,9 @@
 // RUN:   2>&1 | FileCheck %s --check-prefix=BADSIZE
 
 // BADSIZE: workgroup-size must be a positive power of two
+// RUN: fx-opt %s --split-input-file --verify-diagnostics \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-row-kernels-to-gpu))' \
+// RUN:   | FileCheck %s --check-prefix=FULLGRID
 
 // A bufferized softmax row kernel: 4 rows on a grid of 2 workgroups (rows
 // strided), 32 threads (the row has 16 elements). The row's max and sum
@@ -262,5 +265,51 @@ func.func @two_outputs(%x: memref<4x16xf32>, %y: memref<4x16xf32>, %z: memref<4x
       linalg.yield %in, %in : f32, f32
     }
   } {fx.row_kernel}
+  return
+}
+
+// -----
+
+// Many short rows (40000 of 49: a global average pooling): a thread per
+// row, 128 rows to a workgroup, the row's sum in the thread alone (no
+// subgroup reduction, no workgroup memory, no barrier). On a grid of 2
+// workgroups, the threads stride over the rows by 256; on a full grid
+// (313 workgroups), the last one's threads past row 40000 do nothing.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2{{[_0-9]*}}, %{{.*}}, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}
+// CHECK-NOT: memref.alloc()
+// CHECK: %[[FIRST:.*]] = arith.muli %[[BX]], %c128
+// CHECK: %[[ROW0:.*]] = arith.addi %[[FIRST]], %[[TX]]
+// CHECK: scf.for %{{.*}} = %[[ROW0]] to %c40000{{[_0-9]*}} step %c256
+// CHECK-NOT: gpu.subgroup_reduce
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.divf
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// FULLGRID-LABEL: func.func @short_rows
+// FULLGRID: gpu.launch blocks({{.*}}) in ({{.*}} = %c313{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{[_0-9]*}},
+// FULLGRID: arith.cmpi ult, %{{.*}}, %c40000
+// FULLGRID-NEXT: scf.if
+// FULLGRID-NOT: gpu.barrier
+// FULLGRID: arith.divf
+func.func @short_rows(%x: memref<40000x49xf32>, %y: memref<40000xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 49.0 : f32
+  scf.forall (%r) in (40000) {
+    %row = memref.subview %x[%r, 0] [1, 49] [1, 1] : memref<40000x49xf32> to memref<1x49xf32, strided<[49, 1], offset: ?>>
+    %sum = memref.alloc() : memref<1xf32>
+    linalg.fill ins(%zero : f32) outs(%sum : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x49xf32, strided<[49, 1], offset: ?>>) outs(%sum : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = arith.addf %in, %out : f32
+      linalg.yield %a : f32
+    }
+    %out = memref.subview %y[%r] [1] [1] : memref<40000xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%sum : memref<1xf32>) outs(%out : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %d = arith.divf %in, %n : f32
+      linalg.yield %d : f32
+    }
+  } {fx.dispatch = 0 : i64, fx.row_kernel}
   return
 }
