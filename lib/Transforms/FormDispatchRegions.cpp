@@ -517,13 +517,24 @@ struct RegionFormer : fx::DispatchRegionOptions {
       sizes[1] = fullTile(ranges[1], packedConvTileF);
       return sizes;
     };
+    // The output columns of a packed convolution's tile: whole rows where
+    // they are a multiple of the packed register tile's columns
+    // (packed-conv-tile-w), else blocks of conv-tile-w. (A 112-column
+    // stem in blocks of 16 columns ran each block as a register tile of
+    // 14 columns and one of 2.)
+    auto packedColumns = [&](int64_t columns) -> int64_t {
+      if (packedConvTileW > 0 && !ShapedType::isDynamic(columns) &&
+          columns % packedConvTileW == 0)
+        return 0;
+      return fullTile(columns, convTileW);
+    };
     // A lone convolution over a packable filter: loops (n, f, oh, ow, c,
     // kh, kw), tiled like a convolution epilogue, the reduction whole.
     if (region.members.size() == 1 && isPackedLoneConvolution(region.root)) {
       if (isPackedPointwise(region.root))
         return packedPointwiseTile(region.root);
       return {1, fullTile(ranges[1], packedConvTileF),
-              1, fullTile(ranges[3], convTileW),
+              1, packedColumns(ranges[3]),
               0, 0,
               0};
     }
@@ -569,6 +580,8 @@ struct RegionFormer : fx::DispatchRegionOptions {
       if (fx::isRowTiledDepthwise(op))
         return {1, fullTile(ranges[1], tileF),
                 fullTile(ranges[2], fx::kDepthwiseTileRows), 0};
+      if (isPackedConvolution(op))
+        return {1, fullTile(ranges[1], tileF), 1, packedColumns(ranges[3])};
       return {1, fullTile(ranges[1], tileF), 1, fullTile(ranges[3], convTileW)};
     }
     SmallVector<int64_t> sizes(rank, 1);

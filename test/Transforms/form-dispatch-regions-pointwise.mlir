@@ -38,3 +38,18 @@ func.func @lone_16x16(%x: tensor<1x64x16x16xf32>, %w: tensor<96x64x1x1xf32> {fx.
   %c = fx.convolution %x, %w {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x64x16x16xf32>, tensor<96x64x1x1xf32>) -> tensor<1x96x16x16xf32>
   return %c : tensor<1x96x16x16xf32>
 }
+
+// A stem convolution (7x7, stride 2) over a parameter filter with an
+// epilogue, 112 output columns: a multiple of the packed register tile's
+// 14 columns, so tiles of whole rows (8 register tiles each); where the
+// packed tile's columns do not divide them (AVX2's 6) or there is none,
+// blocks of 16 columns as before.
+// PACKED-LABEL: func.func @stem_112(
+// PACKED: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x32x1x112xf32>)
+// MATMUL-LABEL: func.func @stem_112(
+// MATMUL: linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.*}} : tensor<1x{{16|32}}x1x16xf32>)
+func.func @stem_112(%x: tensor<1x3x229x229xf32>, %w: tensor<64x3x7x7xf32> {fx.param = "w"}) -> tensor<1x64x112x112xf32> {
+  %c = fx.convolution %x, %w {stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x3x229x229xf32>, tensor<64x3x7x7xf32>) -> tensor<1x64x112x112xf32>
+  %r = fx.relu %c : (tensor<1x64x112x112xf32>) -> tensor<1x64x112x112xf32>
+  return %r : tensor<1x64x112x112xf32>
+}

@@ -341,7 +341,9 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
     first tiled dimension split into `threads` chunks (when `threads` > 1),
     then `scf.for` loops over row tiles (one row of the non-broadcast
     dimensions), for a convolution epilogue 1x16x1x16 output tiles
-    (`conv-tile-f` x `conv-tile-w`), for a contraction epilogue blocks of
+    (`conv-tile-f` x `conv-tile-w`; for a convolution over a packed filter
+    whole rows where `packed-conv-tile-w` divides them, so that no register
+    tile is split), for a contraction epilogue blocks of
     `contraction-tile-m` (or more) whole rows, or blocks of
     `contraction-tile-n` columns when there are too few rows for the
     threads (or when a dot-product contraction has more columns than
@@ -399,7 +401,9 @@ def FXFormDispatchRegions : Pass<"fx-form-dispatch-regions",
            "(fx-cpu-tile-and-vectorize's packed-conv-tile-w): a 1x1 "
            "convolution over a packable filter of an image of at most 64 "
            "pixels whose rows fit one such tile is tiled and packed like a "
-           "larger window instead of running as a matmul (0: never)">,
+           "larger window instead of running as a matmul, and packed "
+           "convolutions whose rows are a multiple of it take whole rows "
+           "(0: never)">,
     Option<"contractionTileM", "contraction-tile-m", "int64_t",
            /*default=*/"8",
            "Rows of a contraction epilogue tile (doubled while the tile's "
