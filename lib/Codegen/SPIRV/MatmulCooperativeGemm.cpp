@@ -883,6 +883,25 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
           ob, loc, view,
           ValueRange{arith::AddIOp::create(ob, loc, word, cst(ob, w))}));
   };
+  // The loops of the first element of a unit along `group` (not k), from
+  // `start` + `unitStart`, clamped to the group's last whole unit (its
+  // size a multiple of 8), at k `k0` + `row`; and whether the unit is in
+  // range.
+  auto groupUnitLoops = [&](OpBuilder &ob, const Group &group, Value start,
+                            Value unitStart, Value k0,
+                            Value row) -> std::pair<SmallVector<Value>, Value> {
+    Value first = arith::AddIOp::create(ob, loc, start, unitStart);
+    Value gOk = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult, first,
+                                      cst(ob, group.size()));
+    Value safe =
+        arith::MinUIOp::create(ob, loc, first, cst(ob, group.size() - 8));
+    auto [kIndex, kOk] =
+        fx::clampIndex(ob, loc, arith::AddIOp::create(ob, loc, k0, row), kSize);
+    SmallVector<Value> loops = batchLoops;
+    setLoops(ob, group, safe, loops);
+    setLoops(ob, view.reduction, kIndex, loops);
+    return {loops, arith::AndIOp::create(ob, loc, gOk, kOk)};
+  };
   // Loads this thread's units of the k step from `k0`.
   auto loadStep = [&](OpBuilder &ob, Value k0) {
     SmallVector<RawUnit> raw;
@@ -946,24 +965,14 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         return;
       }
       if (Value columns = columnWords[st.operand]) {
-        // The unit's first element (clamped to the last whole unit) once;
-        // all 8 are neighbours in memory.
-        const Group &group = *st.group;
-        Value first = arith::AddIOp::create(ob, loc, start, unitStart);
-        Value gOk = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
-                                          first, cst(ob, group.size()));
-        Value safe =
-            arith::MinUIOp::create(ob, loc, first, cst(ob, group.size() - 8));
-        auto [kIndex, kOk] = fx::clampIndex(
-            ob, loc, arith::AddIOp::create(ob, loc, k0, row), kSize);
-        SmallVector<Value> loops = batchLoops;
-        setLoops(ob, group, safe, loops);
-        setLoops(ob, view.reduction, kIndex, loops);
+        // All 8 elements are neighbours in memory.
+        auto [loops, ok] =
+            groupUnitLoops(ob, *st.group, start, unitStart, k0, row);
         auto type = cast<MemRefType>(op.getDpsInputs()[st.operand].getType());
         loadWords(
             ob, unit, columns,
             linearIndex(ob, indices(ob, st.operand, loops), type.getShape()),
-            arith::AndIOp::create(ob, loc, gOk, kOk));
+            ok);
         return;
       }
       if (flat[st.operand] || words[st.operand]) {
@@ -997,21 +1006,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
           finish(value, arith::AndIOp::create(ob, loc, gOk, kOk));
         }
       } else if (!st.alongK && unitsStayInRow(*st.group)) {
-        // Delinearize the unit's first element once (clamped to the last
-        // whole unit); the others step the innermost loop.
-        const Group &group = *st.group;
-        Value first = arith::AddIOp::create(ob, loc, start, unitStart);
-        Value gOk = arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::ult,
-                                          first, cst(ob, group.size()));
-        Value safe =
-            arith::MinUIOp::create(ob, loc, first, cst(ob, group.size() - 8));
-        auto [kIndex, kOk] = fx::clampIndex(
-            ob, loc, arith::AddIOp::create(ob, loc, k0, row), kSize);
-        SmallVector<Value> loops = batchLoops;
-        setLoops(ob, group, safe, loops);
-        setLoops(ob, view.reduction, kIndex, loops);
-        Value unitOk = arith::AndIOp::create(ob, loc, gOk, kOk);
-        unsigned inner = group.loops.back();
+        // The others step the innermost loop.
+        auto [loops, unitOk] =
+            groupUnitLoops(ob, *st.group, start, unitStart, k0, row);
+        unsigned inner = st.group->loops.back();
         Value innerFirst = loops[inner];
         for (int64_t e = 0; e < 8; ++e) {
           loops[inner] = arith::AddIOp::create(ob, loc, innerFirst, cst(ob, e));
