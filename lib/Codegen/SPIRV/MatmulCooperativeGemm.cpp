@@ -714,6 +714,18 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   // encoder 8x128x256 0.405 -> 0.372. (Converting the units after the k
   // step's multiplies instead of right after the loads measured the same:
   // the driver's compiler schedules them alike.)
+  // `buffer` (static, identity layout) as 16-byte words, made before the
+  // launch.
+  auto wordView = [&](Value buffer) -> Value {
+    auto type = cast<MemRefType>(buffer.getType());
+    OpBuilder outside(launch);
+    return UnrealizedConversionCastOp::create(
+               outside, loc,
+               MemRefType::get({type.getNumElements() * elementBytes / 16},
+                               copyType),
+               buffer)
+        .getResult(0);
+  };
   Value flat[2], words[2];
   int64_t reductionRank = view.reduction.loops.size();
   for (const Staging &st : staging) {
@@ -737,17 +749,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     }
     if (!trailing)
       continue;
-    OpBuilder outside(launch);
     if (kSize % 8 == 0 && (inElement.isF32() || inElement.isF16())) {
-      words[st.operand] =
-          UnrealizedConversionCastOp::create(
-              outside, loc,
-              MemRefType::get({type.getNumElements() * elementBytes / 16},
-                              copyType),
-              input)
-              .getResult(0);
+      words[st.operand] = wordView(input);
       continue;
     }
+    OpBuilder outside(launch);
     flat[st.operand] =
         UnrealizedConversionCastOp::create(
             outside, loc,
@@ -780,16 +786,9 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         inner % 8 != 0 || type.getShape().back() != inner ||
         (padded && (padded->low.back() != 0 || padded->sizes.back() != inner)))
       continue;
-    OpBuilder outside(launch);
     channelShape[st.operand].assign(type.getShape().begin(),
                                     type.getShape().end());
-    channelWords[st.operand] =
-        UnrealizedConversionCastOp::create(
-            outside, loc,
-            MemRefType::get({type.getNumElements() * elementBytes / 16},
-                            copyType),
-            source)
-            .getResult(0);
+    channelWords[st.operand] = wordView(source);
   }
   // Operands whose units run along the group (not k) and whose innermost
   // dimensions are the group's innermost loops one to one (loops of one
@@ -834,14 +833,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     }
     if (run < 8 || run % 8 != 0)
       continue;
-    OpBuilder outside(launch);
-    columnWords[st.operand] =
-        UnrealizedConversionCastOp::create(
-            outside, loc,
-            MemRefType::get({type.getNumElements() * elementBytes / 16},
-                            copyType),
-            input)
-            .getResult(0);
+    columnWords[st.operand] = wordView(input);
   }
   // Units along a loop group whose innermost loop has a multiple of 8
   // iterations never cross into the next value of the outer loops: the
