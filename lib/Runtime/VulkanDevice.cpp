@@ -172,6 +172,18 @@ std::optional<DeviceInfo> fx::rt::vk::profileDevice(std::string_view name) {
   return std::nullopt;
 }
 
+const std::vector<std::string> &fx::rt::vk::matrixExtensionNames() {
+  static const std::vector<std::string> names = {
+      "VK_KHR_cooperative_matrix",
+      "VK_KHR_shader_bfloat16",
+      "VK_EXT_shader_float8",
+      "VK_NV_cooperative_matrix",
+      "VK_NV_cooperative_matrix2",
+      "VK_NV_cooperative_vector",
+      "VK_KHR_shader_integer_dot_product"};
+  return names;
+}
+
 bool DeviceInfo::hasFeature(std::string_view feature) const {
   return contains(features, feature);
 }
@@ -204,6 +216,12 @@ std::string DeviceInfo::describe() const {
     os << "none";
   for (size_t i = 0; i < cooperativeMatrixShapes.size(); ++i)
     os << (i ? ", " : "") << cooperativeMatrixShapes[i];
+  os << "\n";
+  os << "  matrix extensions: ";
+  if (matrixExtensions.empty())
+    os << "none";
+  for (size_t i = 0; i < matrixExtensions.size(); ++i)
+    os << (i ? " " : "") << matrixExtensions[i];
   os << "\n";
   os << "  timestamps:      " << (timestampQueries ? "yes" : "no") << "\n";
   std::string kernels;

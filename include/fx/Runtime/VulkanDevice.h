@@ -54,6 +54,8 @@ struct DeviceInfo {
   /// VK_KHR_cooperative_matrix shapes "MxNxK A/B->C" (e.g.
   /// "16x16x16 f16->f32"); empty without the extension.
   std::vector<std::string> cooperativeMatrixShapes;
+  /// The device's extensions among matrixExtensionNames(), in that order.
+  std::vector<std::string> matrixExtensions;
   bool timestampQueries = false;
 
   bool hasFeature(std::string_view feature) const;
@@ -61,6 +63,12 @@ struct DeviceInfo {
   /// prints).
   std::string describe() const;
 };
+
+/// Device extensions for matrix and tensor-core code that --list-devices
+/// reports (VK_KHR_cooperative_matrix, which the compiler's tensor-core
+/// kernels use, and others it does not use yet, such as
+/// VK_NV_cooperative_matrix2's workgroup-scope matrices and tensor loads).
+const std::vector<std::string> &matrixExtensionNames();
 
 /// One SPIR-V capability and what a device needs before kernels use it.
 struct Capability {

@@ -203,6 +203,9 @@ DeviceProbe fx::rt::vk::detail::probeDevice(const InstanceFunctions &fn,
       info.features.push_back(name);
   info.timestampQueries =
       props.limits.timestampComputeAndGraphics || probe.timestampValidBits > 0;
+  for (const std::string &name : matrixExtensionNames())
+    if (probe.hasExtension(name))
+      info.matrixExtensions.push_back(name);
 
   if (probe.hasExtension("VK_KHR_cooperative_matrix") &&
       fn.vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR) {
