@@ -211,18 +211,16 @@ std::string DeviceInfo::describe() const {
   os << "  features:        " << (have.empty() ? "none" : have) << "\n";
   if (!lack.empty())
     os << "  lacks:           " << lack << "\n";
-  os << "  cooperative matrix: ";
-  if (cooperativeMatrixShapes.empty())
-    os << "none";
-  for (size_t i = 0; i < cooperativeMatrixShapes.size(); ++i)
-    os << (i ? ", " : "") << cooperativeMatrixShapes[i];
-  os << "\n";
-  os << "  matrix extensions: ";
-  if (matrixExtensions.empty())
-    os << "none";
-  for (size_t i = 0; i < matrixExtensions.size(); ++i)
-    os << (i ? " " : "") << matrixExtensions[i];
-  os << "\n";
+  // A labelled line of `items` joined by `separator`, or "none".
+  auto listLine = [&](const char *label, const std::vector<std::string> &items,
+                      const char *separator) {
+    os << label << (items.empty() ? "none" : "");
+    for (size_t i = 0; i < items.size(); ++i)
+      os << (i ? separator : "") << items[i];
+    os << "\n";
+  };
+  listLine("  cooperative matrix: ", cooperativeMatrixShapes, ", ");
+  listLine("  matrix extensions: ", matrixExtensions, " ");
   os << "  timestamps:      " << (timestampQueries ? "yes" : "no") << "\n";
   std::string kernels;
   for (const std::string &capability : capabilitiesFor(*this))
