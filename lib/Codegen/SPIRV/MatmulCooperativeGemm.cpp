@@ -192,9 +192,8 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
           std::min<int64_t>(llvm::divideCeil(2 * kCoopMinTiles, count),
                             reduction / (minSteps * config.k));
       if (splits >= 2 && c.isF32()) {
-        config.kPerSplit = llvm::alignTo(llvm::divideCeil(reduction, splits),
-                                         uint64_t(config.k));
-        config.splits = llvm::divideCeil(reduction, config.kPerSplit);
+        std::tie(config.kPerSplit, config.splits) =
+            splitReduction(reduction, splits, config.k);
       }
       if (count * config.splits < kCoopMinTiles)
         return fail("only " + Twine(count) + " 64x64 output tiles");
@@ -280,11 +279,8 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
         int64_t splits =
             std::min({kCoopMinTiles / tiles, steps / 8, int64_t(4)});
         if (splits >= 2) {
-          config.kPerSplit =
-              llvm::alignTo(llvm::divideCeil(view.reduction.size(), splits),
-                            uint64_t(config.k));
-          config.splits =
-              llvm::divideCeil(view.reduction.size(), config.kPerSplit);
+          std::tie(config.kPerSplit, config.splits) =
+              splitReduction(view.reduction.size(), splits, config.k);
           return;
         }
         config = unsplit;

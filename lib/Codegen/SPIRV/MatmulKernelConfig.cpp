@@ -43,9 +43,8 @@ TileConfig chooseTile(int64_t batch, int64_t rows, int64_t cols,
       std::min<int64_t>(llvm::divideCeil(256, tiles), reduction / (2 * tile.k));
   if (splits < 2)
     return tile;
-  tile.kPerSplit =
-      llvm::alignTo(llvm::divideCeil(reduction, splits), uint64_t(tile.k));
-  tile.splits = llvm::divideCeil(reduction, tile.kPerSplit);
+  std::tie(tile.kPerSplit, tile.splits) =
+      splitReduction(reduction, splits, tile.k);
   return tile;
 }
 

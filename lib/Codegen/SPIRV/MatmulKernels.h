@@ -39,6 +39,16 @@ constexpr unsigned kWorkgroupMemorySpace = 3;
 /// staged tile would hold a few columns.
 constexpr int64_t kMinReduction = 8;
 
+/// A reduction of `reduction` split about `splits` ways for k steps of
+/// `k`: each split's share (a multiple of k) and the number of splits that
+/// makes.
+inline std::pair<int64_t, int64_t> splitReduction(int64_t reduction,
+                                                  int64_t splits, int64_t k) {
+  int64_t perSplit =
+      llvm::alignTo(llvm::divideCeil(reduction, splits), uint64_t(k));
+  return {perSplit, llvm::divideCeil(reduction, perSplit)};
+}
+
 /// Every configuration uses this many threads.
 constexpr int64_t kThreads = 256;
 
