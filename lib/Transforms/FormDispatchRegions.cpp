@@ -576,13 +576,14 @@ struct RegionFormer : fx::DispatchRegionOptions {
       // whole row tiles of the CPU's (all rows when they do not divide)
       // and whole rows of columns (16-column blocks of 112-column rows
       // were slower: more rows in flight per tile).
-      int64_t tileF = isPackedConvolution(op) ? packedConvTileF : convTileF;
+      bool packed = isPackedConvolution(op);
+      int64_t tileF = packed ? packedConvTileF : convTileF;
       if (fx::isRowTiledDepthwise(op))
         return {1, fullTile(ranges[1], tileF),
                 fullTile(ranges[2], fx::kDepthwiseTileRows), 0};
-      if (isPackedConvolution(op))
-        return {1, fullTile(ranges[1], tileF), 1, packedColumns(ranges[3])};
-      return {1, fullTile(ranges[1], tileF), 1, fullTile(ranges[3], convTileW)};
+      return {1, fullTile(ranges[1], tileF), 1,
+              packed ? packedColumns(ranges[3])
+                     : fullTile(ranges[3], convTileW)};
     }
     SmallVector<int64_t> sizes(rank, 1);
     for (int64_t d : region.wholeDims)
