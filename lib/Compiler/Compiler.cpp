@@ -126,27 +126,41 @@ static FailureOr<int64_t> applySubBatch(func::FuncOp func,
     // convnext_tiny 213 / 235 (114 MB of weights, 141 MB of temporaries per
     // item); resnet18 (47 MB of weights, 33 MB per item) 77.1 / 69.3, so
     // it keeps the batch.
+    // An item must also be a computation of its own (an image, a sequence):
+    // at least kMinItemBytes of temporaries, so that a call's fixed costs
+    // (a parallel loop per kernel) stay small beside its work and its loops
+    // still split between threads. Any function whose outermost dimension is
+    // independent qualifies otherwise: a 2^24-element add took 57 ms as 2^24
+    // calls of one element instead of 5 ms as one call on a Zen 5.
+    constexpr int64_t kMinItemBytes = int64_t(1) << 20;
     int64_t cache = sharedCacheBytes(cpu);
     bool overflows = analysis->itemBytes * analysis->batch > cache;
     bool weightsCheap = analysis->parameterBytes <= cache ||
                         analysis->itemBytes >= analysis->parameterBytes;
-    if (overflows && weightsCheap)
+    bool itemLarge = analysis->itemBytes >= kMinItemBytes;
+    if (overflows && weightsCheap && itemLarge)
       items = 1;
     auto mib = [](int64_t bytes) {
       return std::to_string((bytes + (1 << 19)) >> 20) + " MiB";
     };
+    auto size = [&](int64_t bytes) {
+      return bytes < (1 << 20) ? std::to_string(bytes) + " bytes" : mib(bytes);
+    };
     if (!items) {
+      std::string reason =
+          !overflows ? "its temporaries, " +
+                           mib(analysis->itemBytes * analysis->batch) +
+                           ", fit the " + mib(cache) + " cache"
+          : !weightsCheap
+              ? "the weights, " + mib(analysis->parameterBytes) +
+                    ", exceed the " + mib(cache) +
+                    " cache and one item's temporaries, " +
+                    mib(analysis->itemBytes)
+              : "one item's temporaries, " + size(analysis->itemBytes) +
+                    ", are too few for a call of their own (under " +
+                    mib(kMinItemBytes) + ")";
       notes.push_back("CPU: the batch of " + std::to_string(analysis->batch) +
-                      " runs in one call (--sub-batch auto: " +
-                      (!overflows
-                           ? "its temporaries, " +
-                                 mib(analysis->itemBytes * analysis->batch) +
-                                 ", fit the " + mib(cache) + " cache"
-                           : "the weights, " + mib(analysis->parameterBytes) +
-                                 ", exceed the " + mib(cache) +
-                                 " cache and one item's temporaries, " +
-                                 mib(analysis->itemBytes)) +
-                      ")");
+                      " runs in one call (--sub-batch auto: " + reason + ")");
       return 0;
     }
   }
