@@ -13,7 +13,10 @@ Everything is measured in one run on this machine: fx-run --bench for the
 compiled graphs (inputs from NumPy, outputs checked against a float64 NumPy
 reference in the same invocation) and bench/cpu/baselines.cpp for the
 references (OpenBLAS sgemm at 1 and 2 threads, oneDNN convolution, a
-STREAM-style add). Convolution filters are parameters bound from a weights
+STREAM-style add), run once per CPU level restricted to that level's
+instructions (reference_isa: OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA), so
+that AVX2 code meets AVX2 kernels and AVX-512 code AVX-512 ones (OpenBLAS
+left alone runs AVX2 kernels on AMD Zen 4 and Zen 5). Convolution filters are parameters bound from a weights
 file, as in a model (and as oneDNN's are reordered once, outside its timed
 loop). Prints a markdown table and writes cpu.json and cpu.md.
 """
@@ -68,13 +71,44 @@ def build_baselines(build):
     return exe
 
 
-def run_baselines(exe, runs):
+def host_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def reference_isa(level):
+    """The environment that restricts OpenBLAS and oneDNN to the
+    instructions fx-mlir's code for `level` uses, and how to name it. Left
+    alone, OpenBLAS 0.3 takes an AMD Zen 4 or Zen 5 for a "Zen" and runs its
+    AVX2 kernels (a 1024^3 sgemm at 17.6 ms on a Zen 5, 9.3 ms with its
+    AVX-512 kernels): code for the host is compared with OpenBLAS's
+    SkylakeX kernels where the host has AVX-512, code for x86-64-v3 with
+    its Haswell (AVX2) kernels and oneDNN capped at AVX2, code for
+    x86-64-v4 with AVX-512 kernels."""
+    if level == "x86-64-v3":
+        return {"OPENBLAS_CORETYPE": "Haswell", "ONEDNN_MAX_CPU_ISA": "AVX2"}, "AVX2"
+    if level == "x86-64-v4":
+        return ({"OPENBLAS_CORETYPE": "SkylakeX", "ONEDNN_MAX_CPU_ISA": "AVX512_CORE"},
+                "AVX-512")
+    # Native: the best each library has for the host.
+    if "avx512f" in host_flags():
+        return {"OPENBLAS_CORETYPE": "SkylakeX"}, "AVX-512"
+    return {}, "host"
+
+
+def run_baselines(exe, runs, extra_env):
     """OpenBLAS sets its threads itself; oneDNN takes OMP_NUM_THREADS, so the
     baseline program runs once per thread count and convolution rows are
-    suffixed with it."""
+    suffixed with it. `extra_env` restricts both to an ISA (reference_isa)."""
     result = {}
     for threads in (1, 2):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), **extra_env)
         out = subprocess.run([exe, str(runs)], capture_output=True, text=True,
                              env=env, check=True).stdout
         for line in out.splitlines():
@@ -140,7 +174,13 @@ def main():
     wanted = lambda name: not args.only or re.search(args.only, name)
     levels = args.cpu or ["native"]
     fx_run = os.path.join(args.build, "bin", "fx-run")
-    baselines = run_baselines(build_baselines(args.build), args.runs)
+    exe = build_baselines(args.build)
+    # References per CPU level, restricted to that level's instructions.
+    isa_names, by_level = {}, {}
+    for level in levels:
+        env, isa_names[level] = reference_isa(level)
+        by_level[level] = run_baselines(exe, args.runs, env)
+    baselines = by_level[levels[0]]
     rng = np.random.default_rng(0)
     rows, data = [], {}
     tmp = tempfile.mkdtemp(prefix="fx-bench-")
@@ -160,11 +200,11 @@ def main():
                 data[f"matmul_{n}_t{t}_{level}"] = r
                 key = f"openblas_sgemm_{n}_t{t}"
                 threads = f"{t} thread{'s' if t > 1 else ''}"
-                if key in baselines:
-                    b_ms = baselines[key][0]
+                if key in by_level[level]:
+                    b_ms = by_level[level][key][0]
                     rows.append((f"matmul {n}^3 f32, {threads}", level,
                                  f"{r['median_ms']:.3f} ms ({gflops(r['median_ms']):.0f} GFLOP/s)",
-                                 f"OpenBLAS: {b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
+                                 f"OpenBLAS ({isa_names[level]}): {b_ms:.3f} ms ({gflops(b_ms):.0f} GFLOP/s)",
                                  f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
                 else:
                     rows.append((f"matmul {n}^3 f32 (odd size), {threads}", level,
@@ -192,10 +232,10 @@ def main():
             r = run_fx(fx_run, mlir, "conv", [x], ref, args.runs, tmp, 1e-3, 1e-3,
                        ["--num-threads", str(t), "--cpu", level], weights={"weight": w})
             data[f"{name}_t{t}_{level}"] = r
-            b_ms = baselines[f"onednn_{name}_t{t}"][0]
+            b_ms = by_level[level][f"onednn_{name}_t{t}"][0]
             rows.append((f"{label}, {t} thread{'s' if t > 1 else ''}", level,
                          f"{r['median_ms']:.3f} ms ({flops / r['median_ms'] / 1e6:.1f} GFLOP/s)",
-                         f"oneDNN: {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
+                         f"oneDNN ({isa_names[level]}): {b_ms:.3f} ms ({flops / b_ms / 1e6:.1f} GFLOP/s)",
                          f"{b_ms / r['median_ms']:.2f}x", r["correct"]))
 
     n = 1 << 24
@@ -252,7 +292,9 @@ def main():
 
     header = (f"Machine: {cpu_name()}. fx-mlir's code is compiled for the "
               "CPU level of its row (native: this CPU and all its "
-              "features).\n\n"
+              "features); OpenBLAS and oneDNN run restricted to the same "
+              "instructions (their AVX2 kernels for x86-64-v3, AVX-512 ones "
+              "for an AVX-512 host's native code), named in each row.\n\n"
               "| workload | code for | fx-mlir (CPU) | reference (same threads) | reference/fx time | numbers ok |\n"
               "|---|---|---|---|---|---|")
     table = header + "\n" + "\n".join(
@@ -260,7 +302,7 @@ def main():
         for a, lv, b, c, d, ok in rows)
     print(table)
     write_results(args.out, "cpu", "# CPU benchmark (bench/cpu/run.py)\n\n" + table + "\n",
-                  {"machine": cpu_name(), "fx": data, "baselines": baselines}, indent=2)
+                  {"machine": cpu_name(), "fx": data, "baselines": by_level}, indent=2)
     return 0 if all(r[5] for r in rows) else 1
 
 
