@@ -95,7 +95,28 @@ func.func @kn_dynamic(%x: tensor<?x300xf32>, %w: tensor<300x136xf32> {fx.param =
 
 // -----
 
-// Left alone: a weight that is not a parameter, too few rows, columns
+// A 4 MiB operand computed at run time (here an input that is not a
+// parameter) by 256 rows: packed in the function, on every call, then read
+// in panels like a weight. With 128 rows it stays as it is.
+// CHECK-LABEL: func.func @activation(
+// CHECK-SAME: %[[X:.*]]: tensor<256x1024xf32>, %[[B:.*]]: tensor<1024x1024xf32>,
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<1024x1024xf32>) outs(%{{.*}} : tensor<32x1024x32xf32>)
+// CHECK: scf.forall (%[[J:.*]]) in (32)
+// CHECK: tensor.extract_slice %[[P]][%[[J]], 0, 0] [1, 1024, 32] [1, 1, 1]
+// CHECK: scf.for
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul ins(%{{.*}}, %[[B]] : tensor<128x1024xf32>, tensor<1024x1024xf32>)
+func.func @activation(%x: tensor<256x1024xf32>, %b: tensor<1024x1024xf32>,
+                      %x128: tensor<128x1024xf32>, %init: tensor<256x1024xf32>,
+                      %init128: tensor<128x1024xf32>) -> (tensor<256x1024xf32>, tensor<128x1024xf32>) {
+  %0 = linalg.matmul ins(%x, %b : tensor<256x1024xf32>, tensor<1024x1024xf32>) outs(%init : tensor<256x1024xf32>) -> tensor<256x1024xf32>
+  %1 = linalg.matmul ins(%x128, %b : tensor<128x1024xf32>, tensor<1024x1024xf32>) outs(%init128 : tensor<128x1024xf32>) -> tensor<128x1024xf32>
+  return %0, %1 : tensor<256x1024xf32>, tensor<128x1024xf32>
+}
+
+// -----
+
+// Left alone: a small operand that is not a parameter, too few rows, columns
 // that are not whole panels, a column offset inside a panel, and too few
 // panels for two threads outside a dispatch region.
 // CHECK-LABEL: func.func @unchanged(

@@ -58,8 +58,8 @@ def FXCPUPackConvolutions : Pass<"fx-cpu-pack-convolutions",
 }
 
 def FXCPUPackMatmuls : Pass<"fx-cpu-pack-matmuls", "func::FuncOp"> {
-  let summary = "Compute matmuls by a weight from the weight packed in "
-                "panels of columns";
+  let summary = "Compute matmuls by a weight (or a large operand) from it "
+                "packed in panels of columns";
   let description = [{
     Runs after `fx-form-dispatch-regions`, before
     `fx-hoist-parameter-computations`, which moves the packing into the
@@ -80,6 +80,14 @@ def FXCPUPackMatmuls : Pass<"fx-cpu-pack-matmuls", "func::FuncOp"> {
       `scf.forall` (the panels shared among `threads` threads) outside one.
     * `k` is split into blocks of at most `k-block` (a divisor of `k`), so
       that a panel's block stays in the L1 cache across the row tiles.
+
+    A `B` computed at run time (or a function argument that is not a
+    parameter) is packed the same way where that repays on every call: 256
+    rows or more, so each element packed feeds 256 multiplies, and 4 MiB or
+    more of `B`, beyond the L2 cache, where the cache blocks read in place
+    take their k rows from few cache sets. The packing then runs in the
+    function on every call (a 1024^3 matmul of two inputs on a Zen 5: one
+    thread 10.2 -> 9.7 ms, code for x86-64-v3 24.0 -> 17.6 ms).
 
     `fx-cpu-tile-and-vectorize` then tiles each panel's matmul into its
     register tile (`block` must be its `tile-n`): per k step, one
