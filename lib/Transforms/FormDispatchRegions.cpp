@@ -517,14 +517,14 @@ struct RegionFormer : fx::DispatchRegionOptions {
       sizes[1] = fullTile(ranges[1], packedConvTileF);
       return sizes;
     };
-    // The output columns of a packed convolution's tile: whole rows where
-    // they are a multiple of the packed register tile's columns
-    // (packed-conv-tile-w), else blocks of conv-tile-w. (A 112-column
-    // stem in blocks of 16 columns ran each block as a register tile of
-    // 14 columns and one of 2.)
+    // The output columns of a packed convolution's tile: whole rows (static
+    // ones), which fx-cpu-tile-and-vectorize splits into register tiles of
+    // at most packed-conv-tile-w columns, evenly; else blocks of
+    // conv-tile-w. (A 112-column stem in blocks of 16 columns ran each
+    // block as a register tile of 14 columns and one of 2; on AVX2, 8-column
+    // blocks of a 56-column row as tiles of 6 and 2.)
     auto packedColumns = [&](int64_t columns) -> int64_t {
-      if (packedConvTileW > 0 && !ShapedType::isDynamic(columns) &&
-          columns % packedConvTileW == 0)
+      if (packedConvTileW > 0 && !ShapedType::isDynamic(columns))
         return 0;
       return fullTile(columns, convTileW);
     };

@@ -197,35 +197,36 @@ func.func @dot_split_by_columns(%a: tensor<6x256xf32>, %b: tensor<64x256xf32>, %
 
 // -----
 
-// A packed convolution tile (fx-cpu-pack-convolutions): 30 columns become
-// tiles of 28 and 2 (packed-conv-tile-w), the 32 input channels steps of
-// 16, and each step per column one FMA of the filter block's vector with
-// the broadcast input element: 16 x 28 FMAs in the full tile, 16 x 2 in
-// the remainder.
+// A packed convolution tile (fx-cpu-pack-convolutions): 31 columns need
+// two tiles of at most 28 (packed-conv-tile-w), made even: 16 and 15
+// columns (28 and 3 would leave a tile of few FMAs per filter load). The
+// 32 input channels go in steps of 16, and each step per column one FMA
+// of the filter block's vector with the broadcast input element: 16 x 16
+// FMAs in the first tile, 16 x 15 in the second.
 // CHECK-LABEL: func.func @packed_conv(
 // CHECK: scf.for %{{.*}} = %c0 to %c32 step %c16
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: tensor.extract_slice %{{.*}}[0, 0] [28, 16] [1, 1]
-// CHECK-COUNT-448: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [16, 16] [1, 1]
+// CHECK-COUNT-256: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma
-// CHECK: tensor.extract_slice %{{.*}}[28, 0] [2, 16] [1, 1]
-// CHECK-COUNT-32: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
+// CHECK: tensor.extract_slice %{{.*}}[16, 0] [15, 16] [1, 1]
+// CHECK-COUNT-240: vector.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<16xf32>
 // CHECK-NOT: vector.fma
 // THREADS-LABEL: func.func @packed_conv(
 // THREADS-NOT: scf.forall
 #pin = affine_map<(d0, d1, d2, d3, d4) -> (0, d2, d3, d0 + d4)>
 #pfilter = affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4, d1)>
 #pacc = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
-func.func @packed_conv(%x: tensor<1x32x3x32xf32>, %w: tensor<32x3x3x16xf32>, %acc: tensor<30x16xf32>) -> tensor<30x16xf32> {
+func.func @packed_conv(%x: tensor<1x32x3x33xf32>, %w: tensor<32x3x3x16xf32>, %acc: tensor<31x16xf32>) -> tensor<31x16xf32> {
   %r = linalg.generic {indexing_maps = [#pin, #pfilter, #pacc], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
-      ins(%x, %w : tensor<1x32x3x32xf32>, tensor<32x3x3x16xf32>) outs(%acc : tensor<30x16xf32>) attrs = {fx.packed_conv = 1 : i64} {
+      ins(%x, %w : tensor<1x32x3x33xf32>, tensor<32x3x3x16xf32>) outs(%acc : tensor<31x16xf32>) attrs = {fx.packed_conv = 1 : i64} {
   ^bb0(%a: f32, %b: f32, %o: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %o, %m : f32
     linalg.yield %s : f32
-  } -> tensor<30x16xf32>
-  return %r : tensor<30x16xf32>
+  } -> tensor<31x16xf32>
+  return %r : tensor<31x16xf32>
 }
 
 // -----

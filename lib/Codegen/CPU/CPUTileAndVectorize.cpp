@@ -1008,6 +1008,21 @@ struct CPUTileAndVectorizePass
         conv, outputType, matmul.getResult(0), image);
   }
 
+  /// Tiles of at most `most` along `size` as even as whole numbers allow:
+  /// as many tiles as `most` needs, the first ones one wider where `size`
+  /// does not divide. A packed convolution's rows (dispatch-region tiles
+  /// of whole rows) in register tiles of AVX2's 6 columns ran a 7-column
+  /// row as 6 + 1: a column tile of one reads two filter vectors and a
+  /// broadcast per two FMAs. On a Zen 5, code for x86-64-v3, one thread:
+  /// a 3x3 convolution of 512 channels at 7x7 2.65 -> 2.39 ms (4 + 3), of
+  /// 256 at 14x14 2.08 -> 2.01 (5 + 5 + 4); with whole rows instead of
+  /// 8-column region tiles (each 6 + 2), 64 at 56x56 2.35 -> 1.97.
+  static int64_t balancedTile(int64_t size, int64_t most) {
+    if (ShapedType::isDynamic(size) || size <= 0 || most <= 0)
+      return most;
+    return llvm::divideCeil(size, llvm::divideCeil(size, most));
+  }
+
   /// Input channels per step of a convolution tile: the largest divisor
   /// of `channels` up to conv-tile-c (the step's updates are unrolled).
   int64_t channelStep(int64_t channels) {
@@ -1032,8 +1047,9 @@ struct CPUTileAndVectorizePass
     // c, kh, kw); a block of columns, all its channels, a step of input
     // channels and one window position (vectorizePackedConvTile).
     if (isPackedConv(op)) {
-      int64_t channels = op.getStaticLoopRanges()[2];
-      return {packedConvTileW, 0, channelStep(channels), 1, 1};
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      return {balancedTile(ranges[0], packedConvTileW), 0,
+              channelStep(ranges[2]), 1, 1};
     }
     // A 2-d convolution is tiled to one output row, a block of output
     // channels and columns, and one (kh, kw) window position: each static
