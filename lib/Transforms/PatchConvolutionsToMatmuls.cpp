@@ -2,7 +2,8 @@
 //
 // Convolutions whose windows do not overlap (stride = kernel, a "patchify"
 // layer: ConvNeXt's stem and downsampling, a ViT's patch embedding) become
-// a copy of the patches and a matmul (see the pass description in
+// a copy of the patches and a matmul; strided 1x1 convolutions a copy of
+// the pixels they read and a 1x1 convolution (see the pass description in
 // Passes.td).
 //
 //===----------------------------------------------------------------------===//
@@ -90,6 +91,58 @@ bool rewrite(OpBuilder &b, linalg::Conv2DNchwFchwOp conv) {
   return true;
 }
 
+/// Rewrites `conv`, a strided 1x1 convolution (ResNet's downsampling), as a
+/// copy of the pixels it reads (every stride-th row and column) and a 1x1
+/// convolution of stride 1 on them, which the CPU computes as a matmul over
+/// the flattened pixels (the copy fuses into its tiles); returns false if it
+/// does not apply. As a convolution tile it read one input element a
+/// stride apart per FMA, its short reduction (64 to 256 channels) between
+/// loads and stores of the accumulators: on a Zen 5, 2 threads, resnet18's
+/// three downsampling convolutions at batch 1 51 / 50 / 80 -> 30 / 36 /
+/// 40 us, at batch 8 0.57 / 0.41 / 0.64 -> 0.46 / 0.35 / 0.28 ms.
+bool subsamplePointwise(OpBuilder &b, linalg::Conv2DNchwFchwOp conv) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  auto inputType = dyn_cast<RankedTensorType>(conv.getInputs()[0].getType());
+  auto filterType = dyn_cast<RankedTensorType>(conv.getInputs()[1].getType());
+  auto outputType = dyn_cast<RankedTensorType>(conv.getOutputs()[0].getType());
+  if (!inputType || !filterType || !outputType || !inputType.hasStaticShape() ||
+      !filterType.hasStaticShape() || !outputType.hasStaticShape())
+    return false;
+  ArrayRef<int64_t> filter = filterType.getShape(), out = outputType.getShape();
+  SmallVector<int64_t> strides(conv.getStrides().getValues<int64_t>());
+  // (A 1x1 filter's dilation moves nothing.)
+  if (filter[2] != 1 || filter[3] != 1 || (strides[0] == 1 && strides[1] == 1))
+    return false;
+  Location loc = conv.getLoc();
+  MLIRContext *ctx = b.getContext();
+  b.setInsertionPoint(conv);
+  AffineExpr n, c, y, x;
+  bindDims(ctx, n, c, y, x);
+  Value empty = tensor::EmptyOp::create(
+      b, loc, {out[0], inputType.getDimSize(1), out[2], out[3]},
+      inputType.getElementType());
+  Value pixels =
+      linalg::GenericOp::create(
+          b, loc, empty.getType(), ValueRange{conv.getInputs()[0]},
+          ValueRange{empty},
+          ArrayRef<AffineMap>{
+              AffineMap::get(4, 0, {n, c, y * strides[0], x * strides[1]}, ctx),
+              AffineMap::getMultiDimIdentityMap(4, ctx)},
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          [](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+            linalg::YieldOp::create(nested, nestedLoc, args[0]);
+          })
+          .getResult(0);
+  auto pointwise = linalg::Conv2DNchwFchwOp::create(
+      b, loc, outputType, ValueRange{pixels, conv.getInputs()[1]},
+      conv.getOutputs(), b.getI64VectorAttr({1, 1}),
+      b.getI64VectorAttr({1, 1}));
+  conv.getResult(0).replaceAllUsesWith(pointwise.getResult(0));
+  conv.erase();
+  return true;
+}
+
 struct PatchConvolutionsToMatmulsPass
     : public fx::impl::FXPatchConvolutionsToMatmulsBase<
           PatchConvolutionsToMatmulsPass> {
@@ -99,7 +152,8 @@ struct PatchConvolutionsToMatmulsPass
         [&](linalg::Conv2DNchwFchwOp conv) { convs.push_back(conv); });
     OpBuilder b(&getContext());
     for (linalg::Conv2DNchwFchwOp conv : convs)
-      (void)rewrite(b, conv);
+      if (!rewrite(b, conv))
+        (void)subsamplePointwise(b, conv);
   }
 };
 

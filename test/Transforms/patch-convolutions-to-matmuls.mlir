@@ -22,21 +22,40 @@ func.func @patchify(%x: tensor<1x8x11x15xf32>, %w: tensor<24x8x2x2xf32>, %init: 
 
 // -----
 
-// Left alone: overlapping windows (stride 1), a batch of two images, 1x1
-// windows, and a dilated window.
+// Left alone: overlapping windows (stride 1), a batch of two images, a 1x1
+// window at stride 1, and a dilated window.
 // CHECK-LABEL: func.func @unchanged(
 // CHECK-COUNT-4: linalg.conv_2d_nchw_fchw
 // CHECK-NOT: linalg.matmul
+// CHECK-NOT: linalg.generic
 func.func @unchanged(%x: tensor<1x8x12x12xf32>, %x2: tensor<2x8x12x12xf32>, %w: tensor<4x8x2x2xf32>, %w1: tensor<4x8x1x1xf32>,
-                     %i0: tensor<1x4x11x11xf32>, %i1: tensor<2x4x6x6xf32>, %i2: tensor<1x4x6x6xf32>, %i3: tensor<1x4x5x5xf32>)
-    -> (tensor<1x4x11x11xf32>, tensor<2x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x5x5xf32>) {
+                     %i0: tensor<1x4x11x11xf32>, %i1: tensor<2x4x6x6xf32>, %i2: tensor<1x4x12x12xf32>, %i3: tensor<1x4x5x5xf32>)
+    -> (tensor<1x4x11x11xf32>, tensor<2x4x6x6xf32>, tensor<1x4x12x12xf32>, tensor<1x4x5x5xf32>) {
   %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
       ins(%x, %w : tensor<1x8x12x12xf32>, tensor<4x8x2x2xf32>) outs(%i0 : tensor<1x4x11x11xf32>) -> tensor<1x4x11x11xf32>
   %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
       ins(%x2, %w : tensor<2x8x12x12xf32>, tensor<4x8x2x2xf32>) outs(%i1 : tensor<2x4x6x6xf32>) -> tensor<2x4x6x6xf32>
-  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
-      ins(%x, %w1 : tensor<1x8x12x12xf32>, tensor<4x8x1x1xf32>) outs(%i2 : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w1 : tensor<1x8x12x12xf32>, tensor<4x8x1x1xf32>) outs(%i2 : tensor<1x4x12x12xf32>) -> tensor<1x4x12x12xf32>
   %3 = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
       ins(%x, %w : tensor<1x8x12x12xf32>, tensor<4x8x2x2xf32>) outs(%i3 : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
-  return %0, %1, %2, %3 : tensor<1x4x11x11xf32>, tensor<2x4x6x6xf32>, tensor<1x4x6x6xf32>, tensor<1x4x5x5xf32>
+  return %0, %1, %2, %3 : tensor<1x4x11x11xf32>, tensor<2x4x6x6xf32>, tensor<1x4x12x12xf32>, tensor<1x4x5x5xf32>
+}
+
+// -----
+
+// A 1x1 window at stride 2 (ResNet's downsampling), a batch of two: the
+// pixels it reads are copied out ([N][C][OH][OW], every other row and
+// column; the last row and column of the odd input unused), then
+// convolved at stride 1.
+// CHECK-DAG: #[[$EVERY2:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 * 2, d3 * 2)>
+// CHECK-LABEL: func.func @strided_pointwise(
+// CHECK-SAME: %[[X:.*]]: tensor<2x8x13x13xf32>, %[[W:.*]]: tensor<16x8x1x1xf32>, %[[INIT:.*]]: tensor<2x16x7x7xf32>)
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#[[$EVERY2]], {{.*}}]{{.*}} ins(%[[X]] : tensor<2x8x13x13xf32>) outs(%{{.*}} : tensor<2x8x7x7xf32>)
+// CHECK: %[[C:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[P]], %[[W]] : tensor<2x8x7x7xf32>, tensor<16x8x1x1xf32>) outs(%[[INIT]] : tensor<2x16x7x7xf32>)
+// CHECK: return %[[C]]
+func.func @strided_pointwise(%x: tensor<2x8x13x13xf32>, %w: tensor<16x8x1x1xf32>, %init: tensor<2x16x7x7xf32>) -> tensor<2x16x7x7xf32> {
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %w : tensor<2x8x13x13xf32>, tensor<16x8x1x1xf32>) outs(%init : tensor<2x16x7x7xf32>) -> tensor<2x16x7x7xf32>
+  return %0 : tensor<2x16x7x7xf32>
 }

@@ -207,6 +207,14 @@ def FXPatchConvolutionsToMatmuls
     tiles (one output row by a block of channels, a broadcast input
     element per FMA) ran these layers at a third of the matmul tiles'
     rate.
+
+    A 1x1 convolution of a stride larger than 1 (ResNet's downsampling),
+    of any batch, becomes a copying `linalg.generic` of the pixels it reads
+    (`[N][C][OH][OW]`, every stride-th row and column) and a 1x1
+    convolution of stride 1 on them, which the CPU computes as a matmul
+    over the flattened pixels (the copy fuses into its tiles): resnet18's
+    downsampling convolutions at batch 8 on a 2-thread Zen 5 1.62 -> 1.09
+    ms in all.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];

@@ -180,3 +180,23 @@ func.func @conv2d_patchify_stem(%a0: tensor<1x3x32x32xf32>, %a1: tensor<16x3x4x4
   %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 4, 4>} : (tensor<1x3x32x32xf32>, tensor<16x3x4x4xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
   return %0 : tensor<1x16x8x8xf32>
 }
+
+// Strided 1x1 convolutions (ResNet's downsampling, with its residual add
+// and ReLU after it): the pixels they read are copied out and convolved at
+// stride 1, as a matmul over the pixels (fx-patch-convolutions-to-matmuls);
+// a batch of two, odd sizes, a stride of 2 by 3.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, stride=2) + a2)
+func.func @conv2d_downsample(%a0: tensor<2x24x15x15xf32>, %a1: tensor<40x24x1x1xf32> {fx.param = "w"}, %a2: tensor<2x40x8x8xf32>) -> tensor<2x40x8x8xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x24x15x15xf32>, tensor<40x24x1x1xf32>) -> tensor<2x40x8x8xf32>
+  %1 = fx.add %0, %a2 : (tensor<2x40x8x8xf32>, tensor<2x40x8x8xf32>) -> tensor<2x40x8x8xf32>
+  %2 = fx.relu %1 : (tensor<2x40x8x8xf32>) -> tensor<2x40x8x8xf32>
+  return %2 : tensor<2x40x8x8xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2, stride=(2, 3))
+func.func @conv2d_pointwise_stride_2x3(%a0: tensor<1x16x9x10xf32>, %a1: tensor<32x16x1x1xf32>, %a2: tensor<32xf32>) -> tensor<1x32x5x4xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 3>} : (tensor<1x16x9x10xf32>, tensor<32x16x1x1xf32>, tensor<32xf32>) -> tensor<1x32x5x4xf32>
+  return %0 : tensor<1x32x5x4xf32>
+}
