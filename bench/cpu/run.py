@@ -16,9 +16,10 @@ references (OpenBLAS sgemm at 1 and 2 threads, oneDNN convolution, a
 STREAM-style add), run once per CPU level restricted to that level's
 instructions (reference_isa: OPENBLAS_CORETYPE, ONEDNN_MAX_CPU_ISA), so
 that AVX2 code meets AVX2 kernels and AVX-512 code AVX-512 ones (OpenBLAS
-left alone runs AVX2 kernels on AMD Zen 4 and Zen 5). Convolution filters are parameters bound from a weights
-file, as in a model (and as oneDNN's are reordered once, outside its timed
-loop). Prints a markdown table and writes cpu.json and cpu.md.
+left alone runs AVX2 kernels on AMD Zen 4 and Zen 5). Convolution filters
+are parameters bound from a weights file, as in a model (and as oneDNN's
+are reordered once, outside its timed loop). Prints a markdown table and
+writes cpu.json and cpu.md.
 """
 import argparse
 import os

@@ -160,7 +160,8 @@ struct PackMatmulsPass
     int64_t rows = cType.getDimSize(0);
     return rootType.hasStaticShape() && !ShapedType::isDynamic(rows) &&
            rows >= kMinActivationRows &&
-           rootType.getNumElements() * 4 >= kMinActivationBytes;
+           rootType.getNumElements() * rootType.getElementTypeBitWidth() / 8 >=
+               kMinActivationBytes;
   }
 
   /// The packed weight of `root` ([N, K] or [K, N] -> N zero-padded to
