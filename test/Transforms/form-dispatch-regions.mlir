@@ -28,7 +28,7 @@
 // THREADS: scf.forall (%{{.*}}) = (0) to (8) step (4)
 // THREADS: scf.for %{{.*}} = %c0 to %c4 step %c1
 // THREADS: } {fx.dispatch = 0 : i64}
-// REPORT: [[# @LINE+4]]:8: remark: dispatch region 0: root linalg.generic {arith.divf}, fused 5 producer(s)
+// REPORT: [[# @LINE+4]]:8: remark: dispatch region 0: root linalg.generic {arith.divf, arith.mulf}, fused 5 producer(s)
 // REPORT: note: fused into dispatch region 0: linalg.generic {arith.maximumf}
 // REPORT: remark: 1 dispatch regions
 func.func @softmax(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
@@ -185,9 +185,9 @@ func.func @large_filter_channels(%x: tensor<1x16x28x28xf32>, %w: tensor<1024x16x
 // computed twice): exp feeds both the softmax and a sum. The zero fill that
 // both sums start from (merged by CSE) is cheap: it is recomputed instead.
 // CHECK-LABEL: func.func @multi_use
-// REPORT: [[# @LINE+8]]:8: remark: dispatch region 0: root linalg.generic {arith.divf}, fused 5 producer(s)
+// REPORT: [[# @LINE+8]]:8: remark: dispatch region 0: root linalg.generic {arith.divf, arith.mulf}, fused 5 producer(s)
 // REPORT: [[# @LINE+6]]:8: remark: recomputed in dispatch region 0 (also used by linalg.generic): linalg.fill
-// REPORT: [[# @LINE+4]]:8: remark: not fused into dispatch region 0 (root linalg.generic {arith.divf}): its result is also used outside the region (by linalg.generic)
+// REPORT: [[# @LINE+4]]:8: remark: not fused into dispatch region 0 (root linalg.generic {arith.divf, arith.mulf}): its result is also used outside the region (by linalg.generic)
 // REPORT: [[# @LINE+4]]:8: remark: dispatch region 1: root linalg.generic {arith.addf}
 // REPORT: [[# @LINE+2]]:8: remark: dispatch region 2: root linalg.generic {math.exp}
 func.func @multi_use(%x: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4xf32>) {
@@ -286,7 +286,7 @@ func.func @operands(%x: tensor<64x16xf32>, %w: tensor<16x2048xf32>) -> tensor<64
 // CHECK: } {fx.dispatch = 0 : i64}
 // CHECK-NOT: linalg.
 // CHECK: return
-// REPORT: remark: dispatch region 0: root linalg.generic {arith.divf}, fused 7 producer(s)
+// REPORT: remark: dispatch region 0: root linalg.generic {arith.divf, arith.mulf}, fused 7 producer(s)
 // REPORT: remark: 1 dispatch regions
 func.func @scores(%q: tensor<4x32x16xf32>, %k: tensor<4x16x32xf32>) -> tensor<4x32x32xf32> {
   %0 = fx.bmm %q, %k : (tensor<4x32x16xf32>, tensor<4x16x32xf32>) -> tensor<4x32x32xf32>

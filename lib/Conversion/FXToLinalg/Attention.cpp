@@ -188,7 +188,7 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
     Value probs = createGeneric(
         rewriter, loc, {exps, sum}, {id3, rows}, scoresType, scoreSizes,
         [&](OpBuilder &b, Location nl, ValueRange args) {
-          return arith::DivFOp::create(b, nl, args[0], args[1]).getResult();
+          return scaleByReciprocal(b, nl, args[0], args[1]);
         });
 
     // out = probs @ v

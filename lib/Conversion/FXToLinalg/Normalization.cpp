@@ -191,7 +191,8 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
   }
 };
 
-/// softmax and log_softmax: max, exp(x - max), sum, then normalize.
+/// softmax and log_softmax: max, exp(x - max), sum, then normalize
+/// (softmax: e * (1 / sum), see fx::scaleByReciprocal).
 template <typename OpTy, bool isLog>
 struct SoftmaxPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -234,8 +235,8 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
     Value shifted = createGeneric(
         rewriter, loc, {input, max}, {identity, rows}, computeType, sizes,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value y = arith::SubFOp::create(
-              b, l, convertScalar(b, l, args[0], t), args[1]);
+          Value y = arith::SubFOp::create(b, l, convertScalar(b, l, args[0], t),
+                                          args[1]);
           return isLog ? y : math::ExpOp::create(b, l, y).getResult();
         });
     Value zero = createScalarConstant(rewriter, loc, t, 0);
@@ -252,7 +253,7 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
               isLog ? arith::SubFOp::create(b, l, args[0],
                                             math::LogOp::create(b, l, args[1]))
                           .getResult()
-                    : arith::DivFOp::create(b, l, args[0], args[1]).getResult();
+                    : scaleByReciprocal(b, l, args[0], args[1]);
           return convertScalar(b, l, y, element);
         });
     rewriter.replaceOp(op, result);

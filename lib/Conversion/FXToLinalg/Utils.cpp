@@ -104,6 +104,13 @@ Value tolinalg::createSub(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::SubIOp::create(b, loc, x, y);
 }
 
+Value tolinalg::scaleByReciprocal(OpBuilder &b, Location loc, Value x,
+                                  Value d) {
+  Value one = createScalarConstant(b, loc, d.getType(), 1);
+  return arith::MulFOp::create(b, loc, x,
+                               arith::DivFOp::create(b, loc, one, d));
+}
+
 Value tolinalg::createMul(OpBuilder &b, Location loc, Value x, Value y) {
   if (isFloatValue(x))
     return arith::MulFOp::create(b, loc, x, y);

