@@ -34,19 +34,11 @@
 #include <string>
 #include <vector>
 
-// Declarations newer than Debian 12's headers (1.3.239), from the registry.
-#ifndef VK_KHR_cooperative_matrix
-typedef enum VkComponentTypeKHR {
-  VK_COMPONENT_TYPE_MAX_ENUM_KHR = 0x7FFFFFFF
-} VkComponentTypeKHR;
-typedef enum VkScopeKHR { VK_SCOPE_MAX_ENUM_KHR = 0x7FFFFFFF } VkScopeKHR;
-typedef struct VkPhysicalDeviceCooperativeMatrixFeaturesKHR {
-  VkStructureType sType;
-  void *pNext;
-  VkBool32 cooperativeMatrix;
-  VkBool32 cooperativeMatrixRobustBufferAccess;
-} VkPhysicalDeviceCooperativeMatrixFeaturesKHR;
-#endif
+// VK_KHR_cooperative_matrix's declarations where the headers predate it
+// (Debian 12's 1.3.239), as the runtime has them.
+#include "VulkanLoader.h"
+
+// VK_NV_cooperative_matrix2's, from the registry.
 struct CoopMat2Features {
   VkStructureType sType;
   void *pNext;

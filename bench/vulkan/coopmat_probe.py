@@ -289,7 +289,9 @@ def prepare(args):
         names.append(f"{name} {bm} {bn} {inv}")
     with open(os.path.join(out, "kernels.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
-    subprocess.run(["clang++-22", "-O2", "-std=c++17",
+    subprocess.run(["clang++-22", "-O2", "-std=c++17", "-I",
+                    os.path.join(ROOT, "lib", "Runtime", "Vulkan"), "-I",
+                    os.path.join(ROOT, "include"),
                     os.path.join(HERE, "coopmat_probe.cpp"), "-o",
                     os.path.join(out, "coopmat_probe"), "-ldl"], check=True)
     mm = os.path.join(out, "mm.mlir")
