@@ -10,7 +10,7 @@
 // now?
 //
 //   coopmat_probe --list
-//   coopmat_probe KERNEL.spv M N K BM BN INVOCATIONS [runs]
+//   coopmat_probe KERNEL.spv M N K BM BN [runs]
 //
 // Prints the device's cooperative matrix 2 features and flexible dimensions
 // (--list), or the kernel's median GPU time from timestamps, its TFLOP/s and
@@ -123,9 +123,9 @@ static float fromHalf(uint16_t h) {
 
 int main(int argc, char **argv) {
   bool list = argc == 2 && std::string(argv[1]) == "--list";
-  if (!list && argc < 8) {
+  if (!list && argc < 7) {
     std::fprintf(stderr, "usage: coopmat_probe --list | KERNEL.spv M N K BM "
-                         "BN INVOCATIONS [runs]\n");
+                         "BN [runs]\n");
     return 2;
   }
   void *loader = dlopen("libvulkan.so.1", RTLD_NOW);
@@ -206,9 +206,7 @@ int main(int argc, char **argv) {
   uint32_t M = std::atoi(argv[2]), N = std::atoi(argv[3]),
            K = std::atoi(argv[4]);
   uint32_t BM = std::atoi(argv[5]), BN = std::atoi(argv[6]);
-  uint32_t invocations = std::atoi(argv[7]);
-  int runs = argc > 8 ? std::atoi(argv[8]) : 20;
-  (void)invocations;
+  int runs = argc > 7 ? std::atoi(argv[7]) : 20;
 
   // A device with the features the kernels use.
   uint32_t queueCount = 0;

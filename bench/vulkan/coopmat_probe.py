@@ -45,7 +45,7 @@ STAGED = [
 ]
 
 
-def kernel(bm, bn, bk, invocations, m=SIZE, n=SIZE, k=SIZE):
+def kernel(bm, bn, bk, invocations, n=SIZE, k=SIZE):
     a_t = f"!spirv.coopmatrix<{bm}x{bk}xf16, Workgroup, MatrixA>"
     b_t = f"!spirv.coopmatrix<{bk}x{bn}xf16, Workgroup, MatrixB>"
     c_t = f"!spirv.coopmatrix<{bm}x{bn}xf32, Workgroup, MatrixAcc>"
@@ -114,7 +114,7 @@ def kernel(bm, bn, bk, invocations, m=SIZE, n=SIZE, k=SIZE):
 """
 
 
-def staged_kernel(bm, bn, bk, invocations, m=SIZE, n=SIZE, k=SIZE):
+def staged_kernel(bm, bn, bk, invocations, n=SIZE, k=SIZE):
     """As `kernel`, but each k step's blocks go through workgroup memory:
     every invocation copies 16-byte units of A's and B's blocks (loaded one
     step ahead into registers), then the workgroup-scope loads read them
@@ -167,18 +167,16 @@ def staged_kernel(bm, bn, bk, invocations, m=SIZE, n=SIZE, k=SIZE):
         return out
 
     def load_regs(kvar, tag):
-        for block, buf, count in (("a", "%a", ra), ("b", "%b", rb)):
+        for block, buf in (("a", "%a"), ("b", "%b")):
             for i, g in enumerate(global_units(block, kvar, tag)):
                 emit(f"      %{tag}{block}p{i} = spirv.AccessChain {buf}[%c0, {g}] : {buf4}, i32, i32 -> !spirv.ptr<{v4}, StorageBuffer>")
                 emit(f"      %{tag}{block}v{i} = spirv.Load \"StorageBuffer\" %{tag}{block}p{i} : {v4}")
                 emit(f"      spirv.Store \"Function\" %reg{block}{i}, %{tag}{block}v{i} : {v4}")
 
-    body_lines = []
     # Prologue: registers for k = 0.
-    lines_prologue_start = len(lines)
     load_regs("%c0", "p")
-    prologue = lines[lines_prologue_start:]
-    del lines[lines_prologue_start:]
+    prologue = lines[:]
+    lines.clear()
     # Loop body.
     for block, count, shared, st in (("a", ra, "%sa", sa_t), ("b", rb, "%sb", sb_t)):
         for i in range(count):
@@ -286,7 +284,7 @@ def prepare(args):
         subprocess.run([translate, "--serialize-spirv", "--no-implicit-module",
                         mlir, "-o", os.path.join(out, name + ".spv")],
                        check=True)
-        names.append(f"{name} {bm} {bn} {inv}")
+        names.append(f"{name} {bm} {bn}")
     with open(os.path.join(out, "kernels.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     subprocess.run(["clang++-22", "-O2", "-std=c++17", "-I",
@@ -310,9 +308,9 @@ def measure(args):
     probe = os.path.join(d, "coopmat_probe")
     subprocess.run([probe, "--list"], check=False)
     for line in open(os.path.join(d, "kernels.txt")):
-        name, bm, bn, inv = line.split()
+        name, bm, bn = line.split()
         subprocess.run([probe, os.path.join(d, name + ".spv"), str(SIZE),
-                        str(SIZE), str(SIZE), bm, bn, inv, str(args.runs)],
+                        str(SIZE), str(SIZE), bm, bn, str(args.runs)],
                        check=False)
     subprocess.run([os.path.join(d, "fxrt-run"), os.path.join(d, "mm.fxa"),
                     "--bench", str(args.runs), "--profile"], check=False)

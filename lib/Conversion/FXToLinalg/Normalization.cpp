@@ -192,7 +192,7 @@ struct LayerNormPattern : OpConversionPattern<LayerNormOp> {
 };
 
 /// softmax and log_softmax: max, exp(x - max), sum, then normalize
-/// (softmax: e * (1 / sum), see fx::scaleByReciprocal).
+/// (softmax: e * (1 / sum), see tolinalg::scaleByReciprocal).
 template <typename OpTy, bool isLog>
 struct SoftmaxPattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
