@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
   bool list = argc == 2 && std::string(argv[1]) == "--list";
   if (!list && argc < 7) {
     std::fprintf(stderr, "usage: coopmat_probe --list | KERNEL.spv M N K BM "
-                         "BN [runs]\n");
+                         "BN [runs [bt]]\n");
     return 2;
   }
   void *loader = dlopen("libvulkan.so.1", RTLD_NOW);
@@ -207,6 +207,8 @@ int main(int argc, char **argv) {
            K = std::atoi(argv[4]);
   uint32_t BM = std::atoi(argv[5]), BN = std::atoi(argv[6]);
   int runs = argc > 7 ? std::atoi(argv[7]) : 20;
+  // "bt": the kernel reads B as [N, K] row-major (B transposed).
+  bool transposedB = argc > 8 && std::string(argv[8]) == "bt";
 
   // A device with the features the kernels use.
   uint32_t queueCount = 0;
@@ -467,7 +469,8 @@ int main(int argc, char **argv) {
     double sum = 0, scale = 0;
     for (uint32_t k = 0; k < K; ++k) {
       double p = double(fromHalf(hostA[size_t(i) * K + k])) *
-                 fromHalf(hostB[size_t(k) * N + j]);
+                 fromHalf(transposedB ? hostB[size_t(j) * K + k]
+                                      : hostB[size_t(k) * N + j]);
       sum += p;
       scale += std::fabs(p);
     }

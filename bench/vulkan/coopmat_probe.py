@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GEMM kernels of workgroup-scope cooperative matrices, timed on a device.
 
-Usage: python3 bench/vulkan/coopmat_probe.py prepare [--out DIR]
+Usage: python3 bench/vulkan/coopmat_probe.py prepare [--out DIR] [--glslang G]
        python3 bench/vulkan/coopmat_probe.py measure [--dir DIR]
 
 `prepare` (on the build machine) writes SPIR-V kernels for C[M,N] f32 =
@@ -12,7 +12,10 @@ block of B at Workgroup scope (VK_NV_cooperative_matrix2 lets a whole
 workgroup hold one matrix; the driver splits it between subgroups and
 stages it), one MulAdd. It also builds the harness, coopmat_probe.cpp, and
 an fx-compile artifact of the same f16 matmul through the compiler's own
-subgroup-scope GEMM kernel, as the baseline.
+subgroup-scope GEMM kernel, as the baseline. With --glslang (a glslang of
+2024 or later; Debian's 12 is too old) it also compiles GLSL kernels that
+load their blocks by tensor layouts (coopMatLoadTensorNV), which MLIR's
+SPIR-V dialect cannot express.
 
 `measure` (on the GPU machine) prints the device's cooperative matrix 2
 features and flexible dimensions, then each kernel's median GPU time,
@@ -263,6 +266,95 @@ def staged_kernel(bm, bn, bk, invocations, n=SIZE, k=SIZE):
         ""])
 
 
+# Kernels of tensor-layout loads (tensor_kernel, GLSL through glslang):
+# (BM, BN, BK, invocations, B transposed[, next step prefetched]).
+TENSOR = [
+    (128, 128, 32, 256, False, True),
+    (128, 128, 32, 128, False, True),
+    (128, 256, 32, 256, False, True),
+    (256, 128, 32, 256, False, True),
+    (128, 128, 64, 256, False, True),
+    (128, 256, 64, 256, False, True),
+    (128, 256, 32, 256, True, True),
+    (128, 128, 32, 256, False),
+    (128, 128, 32, 128, False),
+    (128, 256, 32, 256, False),
+    (256, 128, 32, 256, False),
+    (128, 128, 64, 256, False),
+    (128, 128, 32, 256, True),
+    (128, 256, 32, 256, True),
+    (256, 128, 32, 256, True),
+    (128, 128, 64, 256, True),
+]
+
+
+def tensor_kernel(bm, bn, bk, invocations, transposed_b, prefetch=False,
+                  m=SIZE, n=SIZE, k=SIZE):
+    """GLSL of the same GEMM loading its blocks by tensor layouts
+    (GL_NV_cooperative_matrix2's coopMatLoadTensorNV, which MLIR's SPIR-V
+    dialect cannot express): the driver sees a whole BM x BK block of a
+    2-d tensor at once and may copy it asynchronously. With transposed_b
+    B is stored [N, K] and read through a transposing tensor view."""
+    if transposed_b:
+        b_layout = f"setTensorLayoutDimensionNV(createTensorLayoutNV(2), {n}, {k})"
+        b_load = ("coopMatLoadTensorNV(mb, b, 0, sliceTensorLayoutNV(tB, n0, "
+                  f"{bn}, kk, {bk}), transposeView);")
+    else:
+        b_layout = f"setTensorLayoutDimensionNV(createTensorLayoutNV(2), {k}, {n})"
+        b_load = ("coopMatLoadTensorNV(mb, b, 0, sliceTensorLayoutNV(tB, kk, "
+                  f"{bk}, n0, {bn}));")
+    a_load = ("coopMatLoadTensorNV(ma, a, 0, sliceTensorLayoutNV(tA, m0, "
+              f"{bm}, kk, {bk}));")
+    decl = (f"coopmat<float16_t, gl_ScopeWorkgroup, {bm}, {bk}, gl_MatrixUseA> ma;\n"
+            f"    coopmat<float16_t, gl_ScopeWorkgroup, {bk}, {bn}, gl_MatrixUseB> mb;")
+    if prefetch:
+        # The next step's blocks are loaded before this step's product.
+        loop = f"""  uint kk = 0;
+  {decl}
+  {a_load}
+  {b_load}
+  for (kk = {bk}; kk < {k}; kk += {bk}) {{
+    coopmat<float16_t, gl_ScopeWorkgroup, {bm}, {bk}, gl_MatrixUseA> pa = ma;
+    coopmat<float16_t, gl_ScopeWorkgroup, {bk}, {bn}, gl_MatrixUseB> pb = mb;
+    {a_load}
+    {b_load}
+    acc = coopMatMulAdd(pa, pb, acc);
+  }}
+  acc = coopMatMulAdd(ma, mb, acc);"""
+    else:
+        loop = f"""  for (uint kk = 0; kk < {k}; kk += {bk}) {{
+    {decl}
+    {a_load}
+    {b_load}
+    acc = coopMatMulAdd(ma, mb, acc);
+  }}"""
+    return f"""#version 450
+#extension GL_KHR_memory_scope_semantics : enable
+#extension GL_KHR_cooperative_matrix : enable
+#extension GL_NV_cooperative_matrix2 : enable
+#extension GL_EXT_shader_explicit_arithmetic_types : enable
+#extension GL_EXT_shader_16bit_storage : enable
+
+layout(local_size_x = {invocations}) in;
+layout(std430, binding = 0) readonly buffer BufA {{ float16_t a[]; }};
+layout(std430, binding = 1) readonly buffer BufB {{ float16_t b[]; }};
+layout(std430, binding = 2) writeonly buffer BufC {{ float c[]; }};
+
+void main() {{
+  uint m0 = gl_WorkGroupID.y * {bm};
+  uint n0 = gl_WorkGroupID.x * {bn};
+  tensorLayoutNV<2> tA = setTensorLayoutDimensionNV(createTensorLayoutNV(2), {m}, {k});
+  tensorLayoutNV<2> tB = {b_layout};
+  tensorLayoutNV<2> tC = setTensorLayoutDimensionNV(createTensorLayoutNV(2), {m}, {n});
+  tensorViewNV<2, false, 1, 0> transposeView = createTensorViewNV(2, false, 1, 0);
+  coopmat<float, gl_ScopeWorkgroup, {bm}, {bn}, gl_MatrixUseAccumulator> acc =
+      coopmat<float, gl_ScopeWorkgroup, {bm}, {bn}, gl_MatrixUseAccumulator>(0.0);
+{loop}
+  coopMatStoreTensorNV(acc, c, 0, sliceTensorLayoutNV(tC, m0, {bm}, n0, {bn}));
+}}
+"""
+
+
 MATMUL = """func.func @mm(%a: tensor<{n}x{n}xf16>, %b: tensor<{n}x{n}xf16>) -> tensor<{n}x{n}xf16> {{
   %0 = fx.mm %a, %b : (tensor<{n}x{n}xf16>, tensor<{n}x{n}xf16>) -> tensor<{n}x{n}xf16>
   return %0 : tensor<{n}x{n}xf16>
@@ -285,6 +377,20 @@ def prepare(args):
                         mlir, "-o", os.path.join(out, name + ".spv")],
                        check=True)
         names.append(f"{name} {bm} {bn}")
+    if args.glslang:
+        for bm, bn, bk, inv, bt, *pf in TENSOR:
+            pf = bool(pf and pf[0])
+            name = (f"tl{'t' if bt else ''}{'p' if pf else ''}_"
+                    f"{bm}x{bn}x{bk}_{inv}")
+            comp = os.path.join(out, name + ".comp")
+            with open(comp, "w") as f:
+                f.write(tensor_kernel(bm, bn, bk, inv, bt, pf))
+            subprocess.run([args.glslang, "-V", "--target-env", "vulkan1.3",
+                            comp, "-o", os.path.join(out, name + ".spv")],
+                           check=True, stdout=subprocess.DEVNULL)
+            names.append(f"{name} {bm} {bn}" + (" bt" if bt else ""))
+    else:
+        print("no --glslang: skipping the tensor-layout kernels")
     with open(os.path.join(out, "kernels.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     subprocess.run(["clang++-22", "-O2", "-std=c++17", "-I",
@@ -308,9 +414,9 @@ def measure(args):
     probe = os.path.join(d, "coopmat_probe")
     subprocess.run([probe, "--list"], check=False)
     for line in open(os.path.join(d, "kernels.txt")):
-        name, bm, bn = line.split()
+        name, bm, bn, *rest = line.split()
         subprocess.run([probe, os.path.join(d, name + ".spv"), str(SIZE),
-                        str(SIZE), str(SIZE), bm, bn, str(args.runs)],
+                        str(SIZE), str(SIZE), bm, bn, str(args.runs), *rest],
                        check=False)
     subprocess.run([os.path.join(d, "fxrt-run"), os.path.join(d, "mm.fxa"),
                     "--bench", str(args.runs), "--profile"], check=False)
@@ -322,6 +428,9 @@ def main():
     sub = parser.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("prepare")
     p.add_argument("--out", default=os.path.join(HERE, "artifacts-probe"))
+    p.add_argument("--glslang", help="a glslang recent enough for "
+                   "GL_NV_cooperative_matrix2 (15.0 or later) to compile the "
+                   "tensor-layout kernels; without it they are skipped")
     m = sub.add_parser("measure")
     m.add_argument("--dir", default=os.path.join(HERE, "artifacts-probe"))
     m.add_argument("--runs", type=int, default=20)
