@@ -37,6 +37,32 @@ using namespace mlir;
 // qualified `fx::` would be ambiguous with the dialect's mlir::fx.
 namespace fx {
 
+/// The bytes of the last-level cache one core shares with the threads of a
+/// run: this host's (Linux's sysfs; the whole-package figure of
+/// sysconf(_SC_LEVEL3_CACHE_SIZE) counts other chiplets' caches), or 32 MiB
+/// where it cannot be read or the code is for another CPU.
+int64_t sharedCacheBytes(const std::string &cpu) {
+  constexpr int64_t kDefault = int64_t(32) << 20;
+  if (cpu != "native")
+    return kDefault;
+  for (int index = 3; index >= 2; --index) {
+    auto buffer =
+        llvm::MemoryBuffer::getFile("/sys/devices/system/cpu/cpu0/cache/index" +
+                                        std::to_string(index) + "/size",
+                                    /*IsText=*/true);
+    if (!buffer)
+      continue;
+    llvm::StringRef text = (*buffer)->getBuffer().trim();
+    int64_t scale = text.consume_back("K")   ? 1024
+                    : text.consume_back("M") ? int64_t(1) << 20
+                                             : 1;
+    int64_t size;
+    if (!text.getAsInteger(10, size) && size > 0)
+      return size * scale;
+  }
+  return kDefault;
+}
+
 /// LLVM's default module pipeline at `optLevel`, with LLVM's loop unroller
 /// restricted to loops that ask for it. Why not makeOptimizingTransformer:
 /// the MLIR pipeline already unrolls what should be unrolled (vector register
@@ -122,6 +148,12 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module,
   pipelineOptions.vectorize = options.vectorize;
   pipelineOptions.threads = options.threads;
   pipelineOptions.hoistParameters = hoistParameters;
+  // Non-temporal stores for buffers the cache cannot hold (fenced with
+  // x86's sfence, hence x86 only).
+  if (subtarget.getTargetTriple().isX86())
+    pipelineOptions.streamingStoreBytes = options.streamingStoreBytes < 0
+                                              ? sharedCacheBytes(options.cpu)
+                                              : options.streamingStoreBytes;
   std::optional<llvm::raw_string_ostream> graph;
   if (options.dispatchGraph) {
     graph.emplace(*options.dispatchGraph);

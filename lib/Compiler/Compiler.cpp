@@ -54,6 +54,17 @@ rt::Result<CompileMode> parseMode(const std::string &name) {
                            "max-autotune)");
 }
 
+rt::Status checkStreamingStores(const std::string &value) {
+  if (value == "auto" || value == "off")
+    return rt::Status::ok();
+  int64_t bytes;
+  if (llvm::StringRef(value).getAsInteger(10, bytes) || bytes < 1)
+    return rt::Status::error("expected auto, off or a positive number of "
+                             "bytes, got '" +
+                             value + "'");
+  return rt::Status::ok();
+}
+
 rt::Status checkSubBatch(const std::string &value) {
   if (value == "auto" || value == "off")
     return rt::Status::ok();
@@ -63,32 +74,6 @@ rt::Status checkSubBatch(const std::string &value) {
                              "items, got '" +
                              value + "'");
   return rt::Status::ok();
-}
-
-/// The bytes of the last-level cache one core shares with the threads of a
-/// run: this host's (Linux's sysfs; the whole-package figure of
-/// sysconf(_SC_LEVEL3_CACHE_SIZE) counts other chiplets' caches), or 32 MiB
-/// where it cannot be read or the code is for another CPU.
-static int64_t sharedCacheBytes(const std::string &cpu) {
-  constexpr int64_t kDefault = int64_t(32) << 20;
-  if (cpu != "native")
-    return kDefault;
-  for (int index = 3; index >= 2; --index) {
-    auto buffer =
-        llvm::MemoryBuffer::getFile("/sys/devices/system/cpu/cpu0/cache/index" +
-                                        std::to_string(index) + "/size",
-                                    /*IsText=*/true);
-    if (!buffer)
-      continue;
-    llvm::StringRef text = (*buffer)->getBuffer().trim();
-    int64_t scale = text.consume_back("K")   ? 1024
-                    : text.consume_back("M") ? int64_t(1) << 20
-                                             : 1;
-    int64_t size;
-    if (!text.getAsInteger(10, size) && size > 0)
-      return size * scale;
-  }
-  return kDefault;
 }
 
 /// Re-types the CPU module's entry `func` for the sub-batch that
@@ -133,7 +118,7 @@ static FailureOr<int64_t> applySubBatch(func::FuncOp func,
     // independent qualifies otherwise: a 2^24-element add took 57 ms as 2^24
     // calls of one element instead of 5 ms as one call on a Zen 5.
     constexpr int64_t kMinItemBytes = int64_t(1) << 20;
-    int64_t cache = sharedCacheBytes(cpu);
+    int64_t cache = ::fx::sharedCacheBytes(cpu);
     bool overflows = analysis->itemBytes * analysis->batch > cache;
     bool weightsCheap = analysis->parameterBytes <= cache ||
                         analysis->itemBytes >= analysis->parameterBytes;
@@ -278,6 +263,7 @@ struct Compiler::Impl {
         ";fusion=" + std::to_string(options.fusion) +
         ";dispatch-regions=" + std::to_string(options.dispatchRegions) +
         ";vectorize=" + std::to_string(options.vectorize) +
+        ";streaming-stores=" + options.streamingStores +
         ";entry=" + request.name +
         ";threads=" + std::to_string(options.threads) +
         ";workgroup=" + std::to_string(options.workgroupSize) + "," +
@@ -331,6 +317,8 @@ struct Compiler::Impl {
     };
     if (rt::Status s = checkSubBatch(options.subBatch); !s.isOk())
       return rt::Status::error("sub-batch: " + s.message());
+    if (rt::Status s = checkStreamingStores(options.streamingStores); !s.isOk())
+      return rt::Status::error("streaming-stores: " + s.message());
     if (options.target != "cpu" && options.target != "vulkan" &&
         options.target != "all")
       return rt::Status::error("unknown target '" + options.target +
@@ -441,6 +429,11 @@ struct Compiler::Impl {
       cpuOptions.dispatchRegions = options.fusion && options.dispatchRegions;
       cpuOptions.fusionReport = options.fusionReport;
       cpuOptions.vectorize = options.vectorize;
+      cpuOptions.streamingStoreBytes =
+          options.streamingStores == "off" ? 0
+          : options.streamingStores == "auto"
+              ? -1
+              : std::stoll(options.streamingStores);
       cpuOptions.threads = options.threads;
       cpuOptions.cpu = options.cpu;
       cpuOptions.tuneCPU = options.tuneCPU;

@@ -71,6 +71,14 @@ struct Flags {
         noVectorize("no-vectorize",
                     cl::desc("CPU: disable tiling and vectorization"),
                     cl::init(false), cl::cat(category)),
+        streamingStores(
+            "streaming-stores",
+            cl::desc("CPU, x86-64: write buffers that a kernel only writes "
+                     "and that are at least this large with non-temporal "
+                     "stores, which skip reading each line first: auto (the "
+                     "last-level cache of the CPU compiled for), off, or a "
+                     "size in bytes"),
+            cl::init("auto"), cl::cat(category)),
         workgroupSize("workgroup-size",
                       cl::desc("Vulkan: threads per workgroup of elementwise "
                                "and loop kernels (256)"),
@@ -111,7 +119,7 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, tuneCPU, subBatch, linker;
+  cl::opt<std::string> mode, cpu, tuneCPU, subBatch, linker, streamingStores;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<std::string> precision;
@@ -149,6 +157,9 @@ fx::rt::Status fx::applyCompilerFlags(CompilerOptions &options) {
   options.dispatchRegions = !f->noDispatchRegions;
   options.fusionReport = f->fusionReport;
   options.vectorize = !f->noVectorize;
+  if (rt::Status s = checkStreamingStores(f->streamingStores); !s.isOk())
+    return rt::Status::error("--streaming-stores: " + s.message());
+  options.streamingStores = f->streamingStores;
   for (int64_t size : {int64_t(f->workgroupSize), int64_t(f->rowWorkgroupSize)})
     if (size <= 0)
       return rt::Status::error("workgroup sizes must be positive, got " +

@@ -238,6 +238,13 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
   // Packed convolutions fetch the next block of their filter meanwhile.
   pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchPackedFilters());
+  // Buffers larger than the cache are written without reading their lines
+  // first (x86-64 only: the pass fences with sfence).
+  if (options.streamingStoreBytes > 0) {
+    FXCPUStreamingStoresOptions streaming;
+    streaming.minBytes = options.streamingStoreBytes;
+    pm.addNestedPass<func::FuncOp>(createFXCPUStreamingStores(streaming));
+  }
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());

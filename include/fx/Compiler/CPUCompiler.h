@@ -39,6 +39,11 @@ struct CPUCompileOptions {
   bool dispatchRegions = true;
   /// Tile and vectorize (fx-cpu-pipeline option).
   bool vectorize = true;
+  /// Non-temporal stores for buffers a kernel only writes of at least this
+  /// many bytes (fx-cpu-pipeline's streaming-store-bytes; x86-64 code
+  /// only): -1 for the last-level cache of `cpu` (sharedCacheBytes), 0 for
+  /// none.
+  int64_t streamingStoreBytes = -1;
   /// Parallel chunks per large op (fx-cpu-pipeline option; 0: hardware).
   int64_t threads = 0;
   /// LLVM optimization level.
@@ -65,6 +70,11 @@ struct CPUCompileOptions {
   /// ... and the assembly.
   std::string *assembly = nullptr;
 };
+
+/// The bytes of the last-level cache one core shares with the threads of a
+/// run on the CPU `cpu` (CPUCompileOptions::cpu): this host's for `native`
+/// (from Linux's sysfs), else 32 MiB.
+int64_t sharedCacheBytes(const std::string &cpu);
 
 /// Code compiled in memory; functions stay valid while it lives.
 class JitModule {

@@ -66,6 +66,9 @@ const char *modeName(CompileMode mode);
 rt::Result<CompileMode> parseMode(const std::string &name);
 /// Checks a CompilerOptions::subBatch value: auto, off or a positive number.
 rt::Status checkSubBatch(const std::string &value);
+/// Checks a CompilerOptions::streamingStores value: auto, off or a positive
+/// number of bytes.
+rt::Status checkStreamingStores(const std::string &value);
 
 /// Everything that decides how the compiler compiles: the one options type
 /// of the embedding API, fx-run and fx-compile (whose flags set these
@@ -119,6 +122,10 @@ struct CompilerOptions {
   int64_t threads = 0;
   /// CPU: tile and vectorize (off: scalar loops).
   bool vectorize = true;
+  /// CPU, x86-64 code: buffers a kernel only writes and at least this large
+  /// are written with non-temporal stores: "auto" (the last-level cache of
+  /// the CPU compiled for), "off", or a size in bytes.
+  std::string streamingStores = "auto";
   /// CPU: the ELF linker; empty: ld.lld from PATH or LLVM's bin dir.
   std::string linker;
   /// CPU: keep the optimized LLVM IR and the assembly of each compile in

@@ -83,6 +83,15 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
                      "results as extra arguments "
                      "(fx-hoist-parameter-computations)"),
       llvm::cl::init(false)};
+  Option<int64_t> streamingStoreBytes{
+      *this, "streaming-store-bytes",
+      llvm::cl::desc("Write buffers of at least this many bytes, which a "
+                     "kernel only writes, with non-temporal stores "
+                     "(fx-cpu-streaming-stores; x86-64 code only); 0, the "
+                     "default here, keeps ordinary stores. fx-run, "
+                     "fx-compile and fx::Compiler set it to the last-level "
+                     "cache of the CPU they compile for"),
+      llvm::cl::init(0)};
   Option<std::string> dispatchGraph{
       *this, "dispatch-graph",
       llvm::cl::desc("Write the dispatch regions of each function to this "

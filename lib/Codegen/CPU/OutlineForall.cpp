@@ -96,10 +96,19 @@ struct OutlineForallPass
                                     entry->getArgument(1), one);
     {
       OpBuilder fb = OpBuilder::atBlockBegin(forOp.getBody());
+      // A constant lower bound and step (the usual case: chunks of a
+      // static loop) are constants in the body too, not only arguments:
+      // what the body's code knows of its offsets (their alignment, for
+      // fx-cpu-streaming-stores and LLVM) survives the outlining.
+      auto known = [&](Value value, unsigned arg) -> Value {
+        if (std::optional<int64_t> c = getConstantIntValue(value))
+          return arith::ConstantIndexOp::create(fb, loc, *c);
+        return entry->getArgument(arg);
+      };
       Value iv = arith::AddIOp::create(
-          fb, loc, entry->getArgument(2),
+          fb, loc, known(lower, 2),
           arith::MulIOp::create(fb, loc, forOp.getInductionVar(),
-                                entry->getArgument(3)));
+                                known(step, 3)));
       mapping.map(loop.getInductionVars().front(), iv);
       for (Operation &op : loop.getBody()->without_terminator())
         fb.clone(op, mapping);

@@ -293,6 +293,40 @@ def FXCPUPrefetchPackedFilters : Pass<"fx-cpu-prefetch-packed-filters",
                            "::mlir::scf::SCFDialect"];
 }
 
+def FXCPUStreamingStores : Pass<"fx-cpu-streaming-stores",
+                                "::mlir::func::FuncOp"> {
+  let summary = "Write buffers larger than the cache with non-temporal stores";
+  let description = [{
+    On buffers, after bufferization and fx-outline-forall, for x86-64 code:
+    a buffer of at least `min-bytes` (the CPU's last-level cache) that a
+    function only writes (a function argument whose every use, through
+    `memref.subview`s, is a `vector.transfer_write`) cannot be in the cache
+    when its consumer reads it. An ordinary store first reads each of its
+    cache lines from memory (a read for ownership) and then evicts another
+    line to make room; a non-temporal store writes whole lines without
+    either. Each such write of a whole 64-byte line or more, in bounds and
+    unmasked, inside an `scf.for`, whose offset is a multiple of its size,
+    becomes a `vector.store {nontemporal = true}` aligned to its size, in a
+    copy of the loop that runs where the buffer's address is aligned too
+    (`scf.if`; the original loop runs otherwise). The function then ends with
+    an `sfence`, which makes the non-temporal stores visible to the thread
+    that reads them after this function returns (`lock`-prefixed
+    instructions, what LLVM emits for a sequentially consistent fence on
+    x86, do not order them on every CPU).
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"0",
+           "Smallest buffer (bytes) written with non-temporal stores; 0 "
+           "turns the pass off (fx-cpu-pipeline's streaming-store-bytes: "
+           "the last-level cache of x86-64 CPUs)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def FXCPUFillBordersInTiles : Pass<"fx-cpu-fill-borders-in-tiles",
                                    "::mlir::func::FuncOp"> {
   let summary = "Fill a padded buffer's borders in its producer's tiles";
