@@ -234,8 +234,6 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createFXCPUFillBordersInTiles());
   // Parallel chunks (scf.forall) become outlined bodies ...
   pm.addPass(createFXOutlineForall());
-  // Row normalizations fetch their next row while they compute this one.
-  pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
   // Packed convolutions fetch the next block of their filter meanwhile.
   pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchPackedFilters());
   // Buffers larger than the cache are written without reading their lines
@@ -245,6 +243,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
     streaming.minBytes = options.streamingStoreBytes;
     pm.addNestedPass<func::FuncOp>(createFXCPUStreamingStores(streaming));
   }
+  // Row normalizations fetch their next row while they compute this one.
+  pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());

@@ -135,3 +135,45 @@ func.func @no_math(%in: memref<8x2048xf32>) -> f32 {
   %r = vector.reduction <add>, %t : vector<16xf32> into f32
   return %r : f32
 }
+
+// -----
+
+// A layer-norm-like row kernel (no math function) whose output leaves
+// through non-temporal stores (fx-cpu-streaming-stores, which runs first):
+// the memory bus then serves the loads alone, and the last loop that reads
+// the row prefetches the next one.
+// CHECK-LABEL: func.func @streaming_output
+// CHECK: scf.for
+// CHECK-NOT: memref.prefetch
+// CHECK: vector.reduction
+// CHECK: scf.for
+// CHECK: memref.prefetch
+// CHECK: vector.store {{.*}}nontemporal = true
+func.func @streaming_output(%in: memref<8x2048xf32>, %out: memref<8x2048xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c2048 = arith.constant 2048 : index
+  %pad = arith.constant 0.0 : f32
+  %init = arith.constant dense<0.0> : vector<16xf32>
+  scf.for %r = %c0 to %c8 step %c1 {
+    %row = memref.subview %in[%r, 0] [1, 2048] [1, 1] : memref<8x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    %sum = scf.for %j = %c0 to %c2048 step %c16 iter_args(%acc = %init) -> (vector<16xf32>) {
+      %v = memref.subview %row[0, %j] [1, 16] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x16xf32, strided<[2048, 1], offset: ?>>
+      %x = vector.transfer_read %v[%c0, %c0], %pad {in_bounds = [true]} : memref<1x16xf32, strided<[2048, 1], offset: ?>>, vector<16xf32>
+      %a = arith.addf %acc, %x : vector<16xf32>
+      scf.yield %a : vector<16xf32>
+    }
+    %s = vector.reduction <add>, %sum : vector<16xf32> into f32
+    %sv = vector.broadcast %s : f32 to vector<16xf32>
+    %outRow = memref.subview %out[%r, 0] [1, 2048] [1, 1] : memref<8x2048xf32> to memref<1x2048xf32, strided<[2048, 1], offset: ?>>
+    scf.for %j = %c0 to %c2048 step %c16 {
+      %v = memref.subview %row[0, %j] [1, 16] [1, 1] : memref<1x2048xf32, strided<[2048, 1], offset: ?>> to memref<1x16xf32, strided<[2048, 1], offset: ?>>
+      %x = vector.transfer_read %v[%c0, %c0], %pad {in_bounds = [true]} : memref<1x16xf32, strided<[2048, 1], offset: ?>>, vector<16xf32>
+      %y = arith.subf %x, %sv : vector<16xf32>
+      vector.store %y, %outRow[%c0, %j] {alignment = 64 : i64, nontemporal = true} : memref<1x2048xf32, strided<[2048, 1], offset: ?>>, vector<16xf32>
+    }
+  }
+  return
+}

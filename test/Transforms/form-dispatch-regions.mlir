@@ -11,7 +11,7 @@
 // CHECK: tensor.extract_slice %arg0[%[[ROW]], 0] [1, 32] [1, 1]
 // CHECK: tensor.empty() : tensor<1xf32>
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-// CHECK: maximumf
+// CHECK: maxnumf
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 // CHECK: math.exp
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
@@ -29,7 +29,7 @@
 // THREADS: scf.for %{{.*}} = %c0 to %c4 step %c1
 // THREADS: } {fx.dispatch = 0 : i64}
 // REPORT: [[# @LINE+4]]:8: remark: dispatch region 0: root linalg.generic {arith.divf, arith.mulf}, fused 5 producer(s)
-// REPORT: note: fused into dispatch region 0: linalg.generic {arith.maximumf}
+// REPORT: note: fused into dispatch region 0: linalg.generic {arith.maxnumf}
 // REPORT: remark: 1 dispatch regions
 func.func @softmax(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
   %0 = fx.softmax %x {dim = 1 : i64} : (tensor<8x32xf32>) -> tensor<8x32xf32>

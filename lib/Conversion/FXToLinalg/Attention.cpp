@@ -171,7 +171,7 @@ struct AttentionPattern : OpConversionPattern<ScaledDotProductAttentionOp> {
         rewriter, loc, masked, {2}, t,
         createExtremeConstant(rewriter, loc, t, true),
         [](OpBuilder &b, Location nl, Value x, Value a) -> Value {
-          return arith::MaximumFOp::create(b, nl, x, a);
+          return createShiftMaximum(b, nl, x, a);
         });
     Value exps = createGeneric(
         rewriter, loc, {masked, max}, {id3, rows}, scoresType, scoreSizes,

@@ -226,7 +226,7 @@ struct SoftmaxPattern : OpConversionPattern<OpTy> {
     Value max = createReduction(
         rewriter, loc, input, {dim}, t, lowest,
         [](OpBuilder &b, Location l, Value x, Value a) -> Value {
-          return arith::MaximumFOp::create(b, l, x, a);
+          return createShiftMaximum(b, l, x, a);
         });
     // softmax: e = exp(x - max), e / sum(e); log_softmax: shifted = x - max,
     // shifted - log(sum(exp(shifted))). The value both the sum and the

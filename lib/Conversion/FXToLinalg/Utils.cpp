@@ -127,6 +127,11 @@ Value tolinalg::createMaximum(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MaxSIOp::create(b, loc, x, y);
 }
 
+Value tolinalg::createShiftMaximum(OpBuilder &b, Location loc, Value x,
+                                   Value y) {
+  return arith::MaxNumFOp::create(b, loc, x, y, arith::FastMathFlags::nsz);
+}
+
 Value tolinalg::createMinimum(OpBuilder &b, Location loc, Value x, Value y) {
   if (isFloatValue(x))
     return arith::MinimumFOp::create(b, loc, x, y);

@@ -35,6 +35,18 @@ Value createMul(OpBuilder &b, Location loc, Value x, Value y);
 Value createMaximum(OpBuilder &b, Location loc, Value x, Value y);
 Value createMinimum(OpBuilder &b, Location loc, Value x, Value y);
 
+/// The maximum a softmax (or log_softmax, attention) subtracts from its row
+/// before the exponential: `arith.maxnumf` with `nsz`, which ignores NaN and
+/// the sign of zero, where `createMaximum` propagates NaN and orders -0
+/// below +0. The outputs are the same: a NaN in the row makes its own
+/// exponential NaN, so the row's sum and every output are NaN either way,
+/// and x - (+0) equals x - (-0) for every x but zero, whose exponential is
+/// 1 either way. What it saves: on x86 a NaN-propagating, zero-ordering
+/// vector max is six instructions, this one three (a 4096x4096 softmax on
+/// one Zen 5 thread, five alternated rounds: medians 4.59-4.81 -> 4.06-4.64
+/// ms).
+Value createShiftMaximum(OpBuilder &b, Location loc, Value x, Value y);
+
 /// `x * (1 / d)` for a float `d` that is the same across a row (a softmax's
 /// sum): the reciprocal does not depend on the row's elements, so the
 /// compiled loop divides once per row and multiplies each element, as

@@ -58,11 +58,13 @@ func.func @layer_norm(%x: tensor<4x16xf32>, %w: tensor<16xf32>) -> tensor<4x16xf
 
 // -----
 
-// softmax: max from -inf, exp(x - max) summed, then each exp times the
-// sum's reciprocal (one division per row once the loop is compiled).
+// softmax: max from -inf (maxnumf with nsz: the max a softmax subtracts
+// need not propagate NaN or order zeros, see createShiftMaximum), exp(x -
+// max) summed, then each exp times the sum's reciprocal (one division per
+// row once the loop is compiled).
 // CHECK-LABEL: func.func @softmax(
 // CHECK: arith.constant 0xFF800000 : f32
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf {{.*}} fastmath<nsz>
 // CHECK: arith.subf
 // CHECK: math.exp
 // CHECK: linalg.generic

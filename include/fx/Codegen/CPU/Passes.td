@@ -263,7 +263,9 @@ def FXCPUPrefetchNextRows : Pass<"fx-cpu-prefetch-next-rows",
     size 1 in the dimension the induction variable indexes, at least 4 KiB),
     whose body walks the row in two or more loops (a softmax's max, exp and
     normalization) and computes a math function (an exp) per element in a
-    loop after the first, the last loop that reads the row also prefetches the
+    loop after the first, or writes its results with non-temporal stores
+    (`fx-cpu-streaming-stores`, which runs before it: a layer norm's output
+    larger than the cache), the last loop that reads the row also prefetches the
     same columns of the next row (`memref.prefetch` beside each
     `vector.transfer_read` of the row at constant zero indices of a subview
     of it). The first pass over the next row then reads the cache while the
