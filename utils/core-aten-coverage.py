@@ -56,10 +56,20 @@ def page():
             why[name] = reason
     sizes = [op for op in ops if op not in _aten.HANDLERS and op not in table
              and op._schema.name.split("::")[1] in _aten.SIZE_ARITHMETIC]
+    not_captured_why = {}
+    for reason, names in _aten.NOT_CAPTURED.items():
+        for name in names:
+            not_captured_why[name] = reason
+
+    def qualified(op):
+        return f"{op._schema.name.split('::')[1]}.{op._overloadname}"
+
+    not_captured = [op for op in ops if op not in _aten.HANDLERS and op not in table
+                    and op not in sizes and qualified(op) in not_captured_why]
     meaningless = [op for op in ops if op not in _aten.HANDLERS and op not in table
                    and op._schema.name.split("::")[1] in why]
     missing = [op for op in ops if op not in _aten.HANDLERS and op not in table
-               and op not in meaningless and op not in sizes]
+               and op not in meaningless and op not in sizes and op not in not_captured]
     version = torch.__version__.split("+")[0]
     lines = [
         "# Core ATen coverage",
@@ -77,7 +87,9 @@ def page():
         f"are imported ({len(handled)} map to FX ops, {len(decomposed)} are decomposed "
         "into ops that do, by python/fx_mlir/_decompositions.py, "
         f"{len(sizes)} are size arithmetic the importer evaluates); "
-        f"{len(meaningless)} have no inference meaning; {len(missing)} are not yet "
+        f"{len(meaningless)} have no inference meaning; {len(not_captured)} never "
+        "appear in the graphs the importer takes; "
+        f"{len(missing)} are not yet "
         "supported (an import that meets one fails with `UnsupportedOpsError`, "
         "naming each op and the source line that uses it).",
         "",
@@ -95,6 +107,9 @@ def page():
     lines += [f"- `{op}`" for op in sizes]
     lines += ["", "## Left out: no inference meaning", "", "| overload | why |", "|---|---|"]
     lines += [f"| `{op}` | {why[op._schema.name.split('::')[1]]} |" for op in meaningless]
+    lines += ["", "## Left out: never in a captured graph", "", "| overload | why |",
+              "|---|---|"]
+    lines += [f"| `{op}` | {not_captured_why[qualified(op)]} |" for op in not_captured]
     lines += ["", "## Not yet supported", ""]
     lines += [f"- `{op}`" for op in missing]
     return "\n".join(lines) + "\n"

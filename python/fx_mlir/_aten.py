@@ -890,6 +890,18 @@ NO_INFERENCE_MEANING = {
     "random numbers: a compiled inference graph is deterministic": (
         "rand", "randn", "randperm"),
 }
+# Core ATen overloads that no capture the importer takes puts in a graph,
+# by why ("name.overload"); test/Python/Export/not-captured.py checks each
+# claim with the torch it runs on.
+NOT_CAPTURED = {
+    "an out= variant: torch.export, make_fx and AOTAutograd functionalize it into "
+    "the functional overload (atan2.default), which is imported": ("atan2.out",),
+    "a tensor's stride or storage offset as a number: torch.export writes it as a "
+    "size (sym_size) or a constant and Dynamo specializes it (a stride of an "
+    "intermediate is a constant, storage_offset a graph break); only make_fx's "
+    "symbolic tracing records the op, and no capture here uses it":
+    ("sym_stride.int", "sym_storage_offset.default"),
+}
 # Core ATen ops of size arithmetic that need no handler: the importer
 # evaluates them (Importer.run, _is_size_node) to numbers, or to symbolic
 # sizes that views and reshapes take as their shape (a dynamic one as -1);
