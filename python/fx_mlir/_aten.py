@@ -18,6 +18,12 @@ aten = torch.ops.aten
 HANDLERS = {}
 
 
+# The ops that take a number read from a tensor (aten._local_scalar_dense,
+# `.item()`) as an operand: elementwise arithmetic and comparisons, filled
+# in below with their overloads.
+ITEM_CONSUMERS = set()
+
+
 def handles(*ops):
     def register(fn):
         for op in ops:
@@ -200,8 +206,26 @@ for _op, _fx, _alpha in [("add", "add", True), ("sub", "sub", True), ("mul", "mu
     for _overload in ("Tensor", "Scalar", "default", "Tensor_mode", "Scalar_mode"):
         if hasattr(_packet, _overload):
             handles(getattr(_packet, _overload))(_binary(_fx, _alpha))
+            ITEM_CONSUMERS.add(getattr(_packet, _overload))
 
 handles(aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar, aten.pow.Scalar)(_binary("pow"))
+ITEM_CONSUMERS.update((aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar, aten.pow.Scalar,
+                       aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther,
+                       aten.where.Scalar))
+
+
+@handles(aten._local_scalar_dense.default)
+def _local_scalar_dense(ctx, x):
+    """A number read from a one-element tensor (`.item()`): the 0-d tensor
+    itself. Elementwise arithmetic and comparisons (ITEM_CONSUMERS) take it
+    as an operand, where it broadcasts like the number it stands for, and
+    type promotion gives the same result types (a 0-d tensor, like a
+    number, does not raise the dtype of a dimensioned operand of its
+    category); the importer refuses every other use (a size, a constant
+    argument, a result)."""
+    if x.shape == ():
+        return x
+    return ctx.view(x, ())
 
 
 @handles(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
@@ -596,6 +620,13 @@ def _amax(ctx, x, dim=(), keepdim=False):
     name = "amax" if ctx.node.target is aten.amax.default else "amin"
     return ctx.emit(name, [x], {"dim": array_attr(_reduce_dims(x, dim)),
                                 "keepdim": "true" if keepdim else None})
+
+
+@handles(aten.max.default, aten.min.default)
+def _max_all(ctx, x):
+    """max()/min() of a whole tensor: amax/amin over every dimension."""
+    name = "amax" if ctx.node.target is aten.max.default else "amin"
+    return ctx.emit(name, [x], {"dim": array_attr(list(range(len(x.shape))))})
 
 
 @handles(aten.max.dim, aten.min.dim)

@@ -236,12 +236,19 @@ def _symbolic(size):
 def _is_size_node(node):
     """A node of size arithmetic: its value a SymInt (SymFloat, SymBool),
     or a number from an aten::sym_* op (the size of a static dimension)."""
+    if node.target is torch.ops.aten._local_scalar_dense.default:
+        return False  # a number read from a tensor: a value (_aten)
     value = node.meta.get("val")
     if isinstance(value, _SYM_TYPES):
         return True
     return (isinstance(value, (int, float, bool))
             and isinstance(node.target, torch._ops.OpOverload)
             and node.target._schema.name.startswith("aten::sym_"))
+
+
+def _is_item(node):
+    """A number read from a tensor (`.item()`), imported as a 0-d tensor."""
+    return node.target is torch.ops.aten._local_scalar_dense.default
 
 
 def _sym_constant(value):
@@ -576,6 +583,12 @@ class Importer:
         missing = [a for a in node.all_input_nodes if a not in self.values]
         if missing:
             return  # an input failed to import; that failure is already reported
+        if target not in _aten.ITEM_CONSUMERS and any(
+                _is_item(a) for a in node.all_input_nodes):
+            self._fail(node, "uses a number read from a tensor (.item()) where the FX "
+                       "dialect needs a size or a constant; only elementwise arithmetic "
+                       "and comparisons take one (as the 0-d tensor it was read from)")
+            return
         try:
             args = [self._arg(a) for a in node.args]
             kwargs = {k: self._arg(v) for k, v in node.kwargs.items()
@@ -600,6 +613,10 @@ class Importer:
         flat, _ = tree_flatten(output.args[0])
         results = []
         for item in flat:
+            if isinstance(item, torch.fx.Node) and _is_item(item):
+                raise UnsupportedOpsError({"output": [(
+                    "the model returns a number read from a tensor (.item()), not a "
+                    "tensor", "output")]})
             if not isinstance(item, torch.fx.Node) or not isinstance(self.values.get(item), Value):
                 raise UnsupportedOpsError({"output": [(
                     f"the model returns a {type(item).__name__}, not a tensor", "output")]})
