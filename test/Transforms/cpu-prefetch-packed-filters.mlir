@@ -61,3 +61,27 @@ func.func @one_block(%f: memref<1x32x3x3x32xf32>, %out: memref<32xf32>) {
   vector.transfer_write %r, %out[%c0] {in_bounds = [true]} : vector<32xf32>, memref<32xf32>
   return
 }
+
+// -----
+
+// A first block at the constant index 0 (CaiT's q, a select of its 5-d
+// qkv tensor, has this shape): its view has a static offset, the next
+// block's a dynamic one, whose subview types are inferred (the next block
+// once reused the first's type, which the verifier rejected).
+// CHECK-LABEL: func.func @constant_block(
+// CHECK: %[[NB:.*]] = memref.subview %arg0[%{{.*}}, 0, 0, 0, 0] [1, 4, 8, 8, 16] [1, 1, 1, 1, 1] : memref<3x4x8x8x16xf32> to memref<4x8x8x16xf32, strided<[1024, 128, 16, 1], offset: ?>>
+// CHECK: memref.subview %[[NB]][%{{.*}}, 0, 0, 0] [1, 1, 1, 16] [1, 1, 1, 1] : memref<4x8x8x16xf32, strided<[1024, 128, 16, 1], offset: ?>> to memref<1x1x1x16xf32, strided<[1024, 128, 16, 1], offset: ?>>
+// CHECK: memref.prefetch
+func.func @constant_block(%f: memref<3x4x8x8x16xf32>, %out: memref<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %b = memref.subview %f[0, 0, 0, 0, 0] [1, 4, 8, 8, 16] [1, 1, 1, 1, 1] : memref<3x4x8x8x16xf32> to memref<4x8x8x16xf32, strided<[1024, 128, 16, 1]>>
+  scf.for %c = %c0 to %c4 step %c1 {
+    %v = memref.subview %b[%c, 0, 0, 0] [1, 1, 1, 16] [1, 1, 1, 1] : memref<4x8x8x16xf32, strided<[1024, 128, 16, 1]>> to memref<1x1x1x16xf32, strided<[1024, 128, 16, 1], offset: ?>>
+    %r = vector.transfer_read %v[%c0, %c0, %c0, %c0], %zero {in_bounds = [true]} : memref<1x1x1x16xf32, strided<[1024, 128, 16, 1], offset: ?>>, vector<16xf32>
+    vector.transfer_write %r, %out[%c, %c0] {in_bounds = [true]} : vector<16xf32>, memref<4x16xf32>
+  }
+  return
+}

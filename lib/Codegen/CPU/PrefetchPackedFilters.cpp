@@ -89,9 +89,16 @@ struct PrefetchPackedFiltersPass
         arith::ConstantIndexOp::create(b, loc, last));
     SmallVector<OpFoldResult> offsets = block.getMixedOffsets();
     offsets[0] = next;
+    // The next block's offset is dynamic where `block`'s was a constant (a
+    // select of a 5-d tensor's first slice, CaiT's q of its qkv): its type
+    // is inferred, not `block`'s.
     auto nextBlock = memref::SubViewOp::create(
-        b, loc, block.getType(), block.getSource(), offsets,
-        block.getMixedSizes(), block.getMixedStrides());
+        b, loc,
+        memref::SubViewOp::inferRankReducedResultType(
+            block.getType().getShape(), block.getSourceType(), offsets,
+            block.getMixedSizes(), block.getMixedStrides()),
+        block.getSource(), offsets, block.getMixedSizes(),
+        block.getMixedStrides());
     for (OpOperand &use : llvm::make_early_inc_range(block->getUses())) {
       auto view = dyn_cast<memref::SubViewOp>(use.getOwner());
       if (!view || !view.hasUnitStride())
@@ -116,8 +123,13 @@ struct PrefetchPackedFiltersPass
       });
       b.setInsertionPointAfter(view);
       auto nextView = memref::SubViewOp::create(
-          b, loc, view.getType(), nextBlock, view.getMixedOffsets(),
-          view.getMixedSizes(), view.getMixedStrides());
+          b, loc,
+          memref::SubViewOp::inferRankReducedResultType(
+              view.getType().getShape(), nextBlock.getType(),
+              view.getMixedOffsets(), view.getMixedSizes(),
+              view.getMixedStrides()),
+          nextBlock, view.getMixedOffsets(), view.getMixedSizes(),
+          view.getMixedStrides());
       int64_t bytes = view.getType().getElementTypeBitWidth() / 8;
       // Spread over the rows: row r prefetches the channel steps whose
       // index is r modulo the rows.
