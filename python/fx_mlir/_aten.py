@@ -357,6 +357,28 @@ if hasattr(aten, "_native_batch_norm_legit_no_training"):
         return _batch_norm(ctx, x, weight, bias, running_mean, running_var, False, momentum, eps)
 
 
+if hasattr(aten._native_batch_norm_legit, "no_stats"):
+    @handles(aten._native_batch_norm_legit.no_stats)
+    def _batch_norm_batch_statistics(ctx, x, weight, bias, training, momentum=0.1, eps=1e-5):
+        """Batch norm by the statistics of its own input: F.batch_norm with
+        training=True and no running statistics, what a weight
+        standardization computes on a filter (timm's ScaledStdConv2d in the
+        NFNets). The mean and the biased variance of each channel (dimension
+        1), then a batch norm by them."""
+        if not training:
+            raise Unsupported("batch norm without running statistics in eval mode")
+        if ctx.result_used(1) or ctx.result_used(2):
+            raise Unsupported("the saved mean/invstd results of batch norm are used")
+        if x.rank < 2:
+            raise Unsupported("batch norm of a tensor without a channel dimension")
+        var, mean, _ = _variance(ctx, x, [d for d in range(x.rank) if d != 1], 0, False)
+        mean = ctx.view(mean, (x.shape[1],))
+        keywords = [(k, v) for k, v in (("weight", weight), ("bias", bias)) if v is not None]
+        attrs = {"eps": float_attr(eps) if eps != 1e-5 else None}
+        out = ctx.emit_typed("batch_norm", [x, mean, var], attrs, [ctx.result(0)], keywords)
+        return out, None, None
+
+
 @handles(aten.native_layer_norm.default)
 def _layer_norm(ctx, x, normalized_shape, weight=None, bias=None, eps=1e-5):
     if ctx.result_used(1) or ctx.result_used(2):
