@@ -13,9 +13,18 @@ error is ||ours - eager|| / ||eager|| over all outputs together, over the
 finite elements of eager's outputs; non-finite ones (a logsumexp of -inf)
 must match exactly. A constant eager output (every element the same value)
 is refused: it would prove nothing (fx_mlir.testing).
+
+The reference is eager PyTorch in float64 where the model runs in it
+(`ref=f64` on the line; float32 eager otherwise). Batch norms get random
+statistics so that they are tested; where those make the model amplify
+rounding so much that float32 eager itself is further than the tolerance
+from float64 (timm's efficientnetv2_rw_t: 0.13, its outputs in the
+thousands), no float32 computation could pass, so the check keeps the
+default statistics instead and says so (`bn=default`).
 """
 
 import argparse
+import copy
 import os
 import re
 import subprocess
@@ -122,6 +131,40 @@ def _fxrt_median_ms(fxrt, artifact, weights, input_paths, runs):
     return float(re.search(r"median ([0-9.]+) ms", out).group(1))
 
 
+def _batch_norms(module):
+    return [(name, mod) for name, mod in module.named_modules()
+            if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm)
+            and mod.track_running_stats and mod.running_mean is not None]
+
+
+def _references(made, inputs):
+    """Eager outputs in float32, and in float64 where the model runs in it
+    (None otherwise)."""
+    with torch.no_grad():
+        expected = [t.detach().float().numpy() for t in _flatten(made(*inputs))]
+    if not isinstance(made, torch.nn.Module):
+        return expected, None
+    try:
+        wide = copy.deepcopy(made).double()
+        wide_inputs = [t.double() if t.is_floating_point() else t for t in inputs]
+        with torch.no_grad():
+            reference = [t.detach().double().numpy() for t in _flatten(wide(*wide_inputs))]
+    except Exception:  # an op or a constant without float64 support
+        return expected, None
+    if len(reference) != len(expected) or any(
+            r.shape != e.shape for r, e in zip(reference, expected)):
+        return expected, None
+    return expected, reference
+
+
+def _conditioning(expected, reference):
+    """How far float32 eager is from float64 eager (0 without the latter)."""
+    if reference is None:
+        return 0.0
+    result = compare(expected, reference, float("inf"))
+    return result.rel_l2 if np.isfinite(result.rel_l2) else 0.0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("fx_run")
@@ -160,14 +203,16 @@ def main():
                          "--input-shape for each input (e.g. --input-shape 1,3,224,224)")
         gen = torch.Generator().manual_seed(args.seed + 1)
         inputs = tuple(torch.randn(s, generator=gen) for s in args.input_shape)
+    bn_note = ""
     if isinstance(made, torch.nn.Module):
         made = made.eval()
+        default_stats = {name: (mod.running_mean.clone(), mod.running_var.clone())
+                         for name, mod in _batch_norms(made)}
         # Give batch norms non-trivial statistics so that they are tested.
         gen = torch.Generator().manual_seed(args.seed + 2)
-        for mod in made.modules():
-            if isinstance(mod, torch.nn.modules.batchnorm._BatchNorm) and mod.track_running_stats:
-                mod.running_mean.copy_(torch.randn(mod.running_mean.shape, generator=gen) * 0.1)
-                mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=gen) + 0.5)
+        for _, mod in _batch_norms(made):
+            mod.running_mean.copy_(torch.randn(mod.running_mean.shape, generator=gen) * 0.1)
+            mod.running_var.copy_(torch.rand(mod.running_var.shape, generator=gen) + 0.5)
         # Parameters initialized to all zeros (torchvision's ViT head) would
         # make the output independent of everything before them: give them
         # small random values.
@@ -176,8 +221,16 @@ def main():
                 if param.is_floating_point() and param.dim() >= 2 and not param.any():
                     param.copy_(torch.randn(param.shape, generator=gen) * 0.02)
 
-    with torch.no_grad():
-        expected = [t.detach().float().numpy() for t in _flatten(made(*inputs))]
+    expected, reference = _references(made, inputs)
+    conditioning = _conditioning(expected, reference)
+    if conditioning > args.tol and isinstance(made, torch.nn.Module) and default_stats:
+        with torch.no_grad():
+            for name, mod in _batch_norms(made):
+                mod.running_mean.copy_(default_stats[name][0])
+                mod.running_var.copy_(default_stats[name][1])
+        bn_note = (f" bn=default (with random statistics, float32 eager was "
+                   f"{conditioning:.2g} from float64)")
+        expected, reference = _references(made, inputs)
     peers, peer_text = (_make_peers(made, inputs, expected, args)
                         if args.bench and args.peers else ({}, ""))
 
@@ -215,7 +268,7 @@ def main():
         actual = [data[f"output{i}"].astype(np.float32) for i in range(len(data.files))]
     # Counts and shapes, non-finite elements and constant references:
     # compare() refuses each with a message (rel_l2 not finite).
-    result = compare(actual, expected, args.tol)
+    result = compare(actual, reference if reference is not None else expected, args.tol)
     if not np.isfinite(result.rel_l2):
         print(f"FAIL {args.model}: {result.message}")
         return 1
@@ -253,7 +306,9 @@ def main():
             timing += f" {name}={mid[name]:.4g}ms"
         timing += peer_text
     ok = result.ok
-    print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}){timing}")
+    ref = "f64" if reference is not None else "f32"
+    print(f"{'PASS' if ok else 'FAIL'} {args.model} rel_l2={rel:.3g} (tol {args.tol:g}) "
+          f"ref={ref}{bn_note}{timing}")
     return 0 if ok else 1
 
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Coverage sweep: every torchvision classification model, imported, compiled
-and run on the CPU (or a Vulkan device), compared with eager PyTorch.
+"""Coverage sweep: every torchvision classification model (or the timm
+corpus), imported, compiled and run on the CPU (or a Vulkan device),
+compared with eager PyTorch.
 
 Usage: bench/models/sweep.py [--build DIR] [--timeout S] [--out bench/results]
-                             [--target cpu|vulkan] [MODEL ...]
+                             [--target cpu|vulkan] [--corpus torchvision|timm]
+                             [MODEL ...]
 
 Each model gets seeded random weights and a 1x3xSxS input with S the
 smallest convenient size the architecture accepts (64 for most, 224 for the
@@ -11,6 +13,13 @@ ViT/MaxViT family that fixes its image size, 299 for inception_v3). Writes
 torchvision-sweep.md (CPU) or torchvision-sweep-vulkan.md with one row per
 model: PASS/FAIL, the relative L2 error against eager, and the first line of
 the failure otherwise.
+
+With --corpus timm the models are bench/models/timm_zoo.py's MODELS (50
+timm models of 44 families, built from their configs with random
+weights, each at the input size it lists) and the table timm-sweep.md
+(timm-sweep-vulkan.md), with each model's family. With --corpus hf,
+bench/models/hf_corpus.py's MODELS (Hugging Face transformers, small
+configurations, their own example inputs) and hf-sweep.md.
 
 With --target vulkan each model runs on the Vulkan device (lavapipe here)
 under the validation layer, and its IR is also compiled with fx-compile for
@@ -47,9 +56,28 @@ def main():
     parser.add_argument("--timeout", type=int, default=900, help="seconds per model")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     parser.add_argument("--target", choices=["cpu", "vulkan"], default="cpu")
+    parser.add_argument("--corpus", choices=["torchvision", "timm", "hf"], default="torchvision")
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
-    names = args.models or classification_models()
+    families = {}
+    if args.corpus == "timm":
+        sys.path.insert(0, HERE)
+        from timm_zoo import MODELS
+        SIZES.clear()
+        SIZES.update({name: size for name, size, _ in MODELS})
+        families = {name: family for name, _, family in MODELS}
+        names = args.models or [name for name, _, _ in MODELS]
+        spec = lambda name: f"{os.path.join(HERE, 'timm_zoo.py')}:{name}"
+    elif args.corpus == "hf":
+        sys.path.insert(0, HERE)
+        from hf_corpus import MODELS
+        SIZES.clear()
+        families = {name: kind for name, kind in MODELS}
+        names = args.models or [name for name, _ in MODELS]
+        spec = lambda name: f"{os.path.join(HERE, 'hf_corpus.py')}:{name}"
+    else:
+        names = args.models or classification_models()
+        spec = lambda name: f"torchvision:{name}"
     check = os.path.join(ROOT, "utils", "fx-model-check.py")
     fx_run = os.path.join(args.build, "bin", "fx-run")
     rows = []
@@ -57,8 +85,10 @@ def main():
     for i, name in enumerate(names):
         size = SIZES.get(name, 64)
         work = tempfile.mkdtemp(prefix=f"fx-sweep-{name}-")
-        cmd = [sys.executable, check, fx_run, f"torchvision:{name}", "--input-shape",
-               f"1,3,{size},{size}", "--target", args.target, "--keep", work]
+        cmd = [sys.executable, check, fx_run, spec(name), "--target", args.target,
+               "--keep", work]
+        if args.corpus != "hf":  # the Hugging Face factories make their inputs
+            cmd += ["--input-shape", f"1,3,{size},{size}"]
         start = time.time()
         # A session of its own, so that a timeout kills fx-run too (not only
         # the checking script that started it).
@@ -106,14 +136,21 @@ def main():
         where = ("the CPU" if args.target == "cpu" else
                  "Vulkan (run on lavapipe under the validation layer, and compiled for "
                  "the nvidia-h200 profile)")
-        lines = [f"torchvision classification models on {where}: {passed} of {len(rows)} pass "
+        corpus = {"torchvision": "torchvision classification models",
+                  "timm": f"timm models ({len(set(families.values()))} families, "
+                          "bench/models/timm_zoo.py)",
+                  "hf": "Hugging Face transformers models (small configurations, "
+                        "bench/models/hf_corpus.py)"}[args.corpus]
+        lines = [f"{corpus} on {where}: {passed} of {len(rows)} pass "
                  "(import -> compile -> fx-run, relative L2 error vs eager <= 1e-4; "
                  "seeded random weights, batch-norm statistics randomized).", "",
-                 "| model | input | status | rel L2 | seconds (import+compile+run) | detail |",
-                 "|---|---|---|---|---|---|"]
-        lines += [f"| {n} | {s} | {st} | {r} | {sec:.0f} | {d} |"
+                 "| model | " + ("family | " if families else "") +
+                 "input | status | rel L2 | seconds (import+compile+run) | detail |",
+                 "|---|---|---|---|---|---|" + ("---|" if families else "")]
+        lines += [f"| {n} | " + (f"{families[n]} | " if families else "") +
+                  f"{s if args.corpus != 'hf' else 'its own'} | {st} | {r} | {sec:.0f} | {d} |"
                   for n, s, st, r, sec, d in rows]
-        table = "torchvision-sweep.md" if args.target == "cpu" else "torchvision-sweep-vulkan.md"
+        table = f"{args.corpus}-sweep{'' if args.target == 'cpu' else '-vulkan'}.md"
         with open(os.path.join(args.out, table), "w") as f:
             f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -54,26 +54,25 @@ rt::Result<CompileMode> parseMode(const std::string &name) {
                            "max-autotune)");
 }
 
-rt::Status checkStreamingStores(const std::string &value) {
+/// Checks an option that is auto, off or a positive number of `units`.
+static rt::Status checkAutoOffOrCount(const std::string &value,
+                                      const char *units) {
   if (value == "auto" || value == "off")
     return rt::Status::ok();
-  int64_t bytes;
-  if (llvm::StringRef(value).getAsInteger(10, bytes) || bytes < 1)
-    return rt::Status::error("expected auto, off or a positive number of "
-                             "bytes, got '" +
-                             value + "'");
+  int64_t count;
+  if (llvm::StringRef(value).getAsInteger(10, count) || count < 1)
+    return rt::Status::error(std::string("expected auto, off or a positive "
+                                         "number of ") +
+                             units + ", got '" + value + "'");
   return rt::Status::ok();
 }
 
+rt::Status checkStreamingStores(const std::string &value) {
+  return checkAutoOffOrCount(value, "bytes");
+}
+
 rt::Status checkSubBatch(const std::string &value) {
-  if (value == "auto" || value == "off")
-    return rt::Status::ok();
-  int64_t items;
-  if (llvm::StringRef(value).getAsInteger(10, items) || items < 1)
-    return rt::Status::error("expected auto, off or a positive number of "
-                             "items, got '" +
-                             value + "'");
-  return rt::Status::ok();
+  return checkAutoOffOrCount(value, "items");
 }
 
 /// Re-types the CPU module's entry `func` for the sub-batch that
