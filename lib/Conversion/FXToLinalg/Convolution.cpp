@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::fx;
@@ -24,6 +25,48 @@ namespace {
 
 struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// A grouped 1-d convolution becomes a 2-d one, which this pattern then
+  /// lowers (once: a 2-d convolution is not rewritten again).
+  void initialize() { setHasBoundedRewriteRecursion(); }
+
+  /// A grouped 1-d convolution (wav2vec2's positional convolution) as the
+  /// 2-d one of a unit height: [N, C, L] -> [N, C, 1, L], the filter
+  /// [F, C/g, K] -> [F, C/g, 1, K], the result collapsed back; the 2-d
+  /// convolution is then lowered as any grouped or depthwise one (linalg
+  /// has no grouped 1-d op).
+  static LogicalResult rewriteGrouped1D(ConvolutionOp op, OpAdaptor adaptor,
+                                        ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    auto unitHeight = [&](Value value) {
+      auto type = cast<RankedTensorType>(value.getType());
+      SmallVector<OpFoldResult> sizes = getSizes(rewriter, loc, value);
+      sizes.insert(sizes.begin() + 2, rewriter.getIndexAttr(1));
+      SmallVector<int64_t> shape(type.getShape());
+      shape.insert(shape.begin() + 2, 1);
+      return tensor::ExpandShapeOp::create(
+                 rewriter, loc, type.clone(shape), value,
+                 ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}}, sizes)
+          .getResult();
+    };
+    auto withUnit = [&](ArrayRef<int64_t> values, int64_t unit) {
+      return rewriter.getDenseI64ArrayAttr({unit, values.front()});
+    };
+    RankedTensorType resultType = op.getType();
+    SmallVector<int64_t> shape(resultType.getShape());
+    shape.insert(shape.begin() + 2, 1);
+    auto conv2d = ConvolutionOp::create(
+        rewriter, loc, resultType.clone(shape), unitHeight(adaptor.getInput()),
+        unitHeight(adaptor.getWeight()), adaptor.getBias(),
+        withUnit(op.getStride(), 1), withUnit(op.getPadding(), 0),
+        withUnit(op.getDilation(), 1), op.getTransposedAttr(),
+        withUnit(op.getOutputPadding(), 0), op.getGroupsAttr());
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, resultType, conv2d.getResult(),
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(ConvolutionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -38,8 +81,11 @@ struct ConvolutionPattern : OpConversionPattern<ConvolutionOp> {
       if (resultType.isDynamicDim(i))
         return op.emitOpError("dynamic spatial dimensions are not supported by "
                               "the linalg lowering yet");
+    if (groups != 1 && spatial == 1)
+      return rewriteGrouped1D(op, adaptor, rewriter);
     if (groups != 1 && spatial != 2)
-      return op.emitOpError("grouped convolution is only supported in 2-d");
+      return op.emitOpError("grouped convolution is only supported in 1-d "
+                            "and 2-d");
 
     Type element = resultType.getElementType();
     Type acc = getComputeType(element);

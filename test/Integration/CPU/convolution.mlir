@@ -36,6 +36,30 @@ func.func @conv2d_grouped(%a0: tensor<2x4x6x6xf32>, %a1: tensor<6x2x3x3xf32>) ->
   return %0 : tensor<2x6x6x6xf32>
 }
 
+// Grouped 1-d convolutions (wav2vec2's positional convolution: 16 groups,
+// padding of half the kernel), lowered as 2-d ones of a unit height; one
+// depthwise, one with a dilation, a stride and no bias.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv1d(a0, a1, a2, padding=4, groups=4)
+func.func @conv1d_grouped(%a0: tensor<2x8x12xf32>, %a1: tensor<8x2x8xf32>, %a2: tensor<8xf32>) -> tensor<2x8x13xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1>, output_padding = array<i64: 0>, padding = array<i64: 4>, stride = array<i64: 1>, groups = 4 : i64} : (tensor<2x8x12xf32>, tensor<8x2x8xf32>, tensor<8xf32>) -> tensor<2x8x13xf32>
+  return %0 : tensor<2x8x13xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv1d(a0, a1, a2, padding=1, groups=6)
+func.func @conv1d_depthwise(%a0: tensor<1x6x20xf32>, %a1: tensor<6x1x3xf32>, %a2: tensor<6xf32>) -> tensor<1x6x20xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1>, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, groups = 6 : i64} : (tensor<1x6x20xf32>, tensor<6x1x3xf32>, tensor<6xf32>) -> tensor<1x6x20xf32>
+  return %0 : tensor<1x6x20xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv1d(a0, a1, stride=2, padding=2, dilation=2, groups=2)
+func.func @conv1d_grouped_strided(%a0: tensor<3x4x17xf32>, %a1: tensor<6x2x3xf32>) -> tensor<3x6x9xf32> {
+  %0 = fx.convolution %a0, %a1 {dilation = array<i64: 2>, output_padding = array<i64: 0>, padding = array<i64: 2>, stride = array<i64: 2>, groups = 2 : i64} : (tensor<3x4x17xf32>, tensor<6x2x3xf32>) -> tensor<3x6x9xf32>
+  return %0 : tensor<3x6x9xf32>
+}
+
 // TOL: rtol=1e-4 atol=1e-4
 // REF: F.conv1d(a0, a1, a2, stride=2, padding=1)
 func.func @conv1d(%a0: tensor<2x3x10xf32>, %a1: tensor<5x3x3xf32>, %a2: tensor<5xf32>) -> tensor<2x5x5xf32> {
