@@ -19,7 +19,9 @@ timm models of 44 families, built from their configs with random
 weights, each at the input size it lists) and the table timm-sweep.md
 (timm-sweep-vulkan.md), with each model's family. With --corpus hf,
 bench/models/hf_corpus.py's MODELS (Hugging Face transformers, small
-configurations, their own example inputs) and hf-sweep.md.
+configurations, their own example inputs) and hf-sweep.md; with --corpus
+torchvision-dense, bench/models/torchvision_dense.py's segmentation and
+video models and torchvision-dense-sweep.md.
 
 With --target vulkan each model runs on the Vulkan device (lavapipe here)
 under the validation layer, and its IR is also compiled with fx-compile for
@@ -56,7 +58,8 @@ def main():
     parser.add_argument("--timeout", type=int, default=900, help="seconds per model")
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results"))
     parser.add_argument("--target", choices=["cpu", "vulkan"], default="cpu")
-    parser.add_argument("--corpus", choices=["torchvision", "timm", "hf"], default="torchvision")
+    parser.add_argument("--corpus", choices=["torchvision", "torchvision-dense", "timm", "hf"],
+                        default="torchvision")
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
     families = {}
@@ -75,6 +78,14 @@ def main():
         families = {name: kind for name, kind in MODELS}
         names = args.models or [name for name, _ in MODELS]
         spec = lambda name: f"{os.path.join(HERE, 'hf_corpus.py')}:{name}"
+    elif args.corpus == "torchvision-dense":
+        sys.path.insert(0, HERE)
+        from torchvision_dense import MODELS
+        SIZES.clear()
+        SIZES.update({name: "x".join(map(str, shape)) for name, _, shape in MODELS})
+        families = {name: kind for name, kind, _ in MODELS}
+        names = args.models or [name for name, _, _ in MODELS]
+        spec = lambda name: f"{os.path.join(HERE, 'torchvision_dense.py')}:{name}"
     else:
         names = args.models or classification_models()
         spec = lambda name: f"torchvision:{name}"
@@ -87,7 +98,7 @@ def main():
         work = tempfile.mkdtemp(prefix=f"fx-sweep-{name}-")
         cmd = [sys.executable, check, fx_run, spec(name), "--target", args.target,
                "--keep", work]
-        if args.corpus != "hf":  # the Hugging Face factories make their inputs
+        if args.corpus in ("torchvision", "timm"):  # the others make their inputs
             cmd += ["--input-shape", f"1,3,{size},{size}"]
         start = time.time()
         # A session of its own, so that a timeout kills fx-run too (not only
@@ -142,7 +153,9 @@ def main():
                   "timm": f"timm models ({len(set(families.values()))} families, "
                           "bench/models/timm_zoo.py)",
                   "hf": "Hugging Face transformers models (small configurations, "
-                        "bench/models/hf_corpus.py)"}[args.corpus]
+                        "bench/models/hf_corpus.py)",
+                  "torchvision-dense": "torchvision segmentation and video models "
+                                       "(bench/models/torchvision_dense.py)"}[args.corpus]
         lines = [f"{corpus} on {where}: {passed} of {len(rows)} pass "
                  "(import -> compile -> fx-run, relative L2 error vs eager <= 1e-4, eager "
                  "in float64 where the model runs in it; seeded random weights, batch-norm "
