@@ -46,3 +46,17 @@ def bert_base():
     model = transformers.BertModel(config).eval()
     return (_Outputs(model, ("last_hidden_state", "pooler_output")).eval(),
             (_ids(int(os.environ.get("FX_BENCH_BATCH", "1")), config.vocab_size, 1),))
+
+
+def gpt2():
+    """GPT-2 (12 layers, hidden 768, 12 heads, 124M parameters), 128 token
+    ids per sequence, no key/value cache: its logits over the 50257-token
+    vocabulary."""
+    from fx_mlir.torchvision_models import models as torchvision_models
+    torchvision_models()
+    import transformers
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(use_cache=False)  # the defaults are gpt2's shape
+    model = transformers.GPT2LMHeadModel(config).eval()
+    return (_Outputs(model, ("logits",)).eval(),
+            (_ids(int(os.environ.get("FX_BENCH_BATCH", "1")), config.vocab_size, 2),))

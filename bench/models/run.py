@@ -36,13 +36,14 @@ ZOO = os.path.join(ROOT, "test", "Integration", "Models", "Inputs", "zoo.py")
 HF_ZOO = os.path.join(HERE, "hf_zoo.py")
 
 MODELS = ["resnet18", "mobilenet_v2", "efficientnet_b0", "squeezenet1_1", "convnext_tiny",
-          "bert_base", "transformer_encoder_layer", "sin_cos", "linear_relu", "nested_modules"]
+          "bert_base", "gpt2", "transformer_encoder_layer", "sin_cos", "linear_relu",
+          "nested_modules"]
 
 
 def spec(name, size, batch):
     if name.startswith(("resnet", "mobilenet", "efficientnet", "squeezenet", "convnext")):
         return [f"torchvision:{name}", "--input-shape", f"{batch},3,{size},{size}"]
-    if name.startswith("bert"):
+    if name.startswith(("bert", "gpt2")):
         return [f"{HF_ZOO}:{name}"]
     return [f"{ZOO}:{name}"]
 
@@ -55,7 +56,7 @@ def main():
                         help="alternating rounds of timing (fx-model-check.py --rounds)")
     parser.add_argument("--size", type=int, default=224, help="image size of the CNNs")
     parser.add_argument("--batch", type=int, default=1,
-                        help="batch of the CNNs and of bert_base (sequences of 128 tokens)")
+                        help="batch of the CNNs and of bert_base and gpt2 (sequences of 128 tokens)")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--no-peers", action="store_true",
                         help="time eager only (no torch.compile, no ONNX Runtime)")
@@ -97,7 +98,7 @@ def main():
 
     import torch
     lines = [f"Model zoo on the CPU ({args.threads} threads, CNN inputs "
-             f"{args.batch}x3x{args.size}x{args.size}, bert_base {args.batch}x128 token ids, "
+             f"{args.batch}x3x{args.size}x{args.size}, bert_base and gpt2 {args.batch}x128 token ids, "
              f"median over {args.rounds} alternating rounds of each one's median of {args.runs} "
              "runs; eager and "
              f"torch.compile (Inductor, default mode, cold compile) = PyTorch {torch.__version__}, "

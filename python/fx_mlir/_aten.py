@@ -357,7 +357,8 @@ if hasattr(aten, "_native_batch_norm_legit_no_training"):
         return _batch_norm(ctx, x, weight, bias, running_mean, running_var, False, momentum, eps)
 
 
-if hasattr(aten._native_batch_norm_legit, "no_stats"):
+if hasattr(aten, "_native_batch_norm_legit") and hasattr(aten._native_batch_norm_legit,
+                                                          "no_stats"):
     @handles(aten._native_batch_norm_legit.no_stats)
     def _batch_norm_batch_statistics(ctx, x, weight, bias, training, momentum=0.1, eps=1e-5):
         """Batch norm by the statistics of its own input: F.batch_norm with
