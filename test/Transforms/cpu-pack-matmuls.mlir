@@ -139,3 +139,21 @@ func.func @unchanged(%x: tensor<64x32xf32>, %act: tensor<32x64xf32>, %few: tenso
   %4 = linalg.matmul ins(%x, %w32 : tensor<64x32xf32>, tensor<32x32xf32>) outs(%init32 : tensor<64x32xf32>) -> tensor<64x32xf32>
   return %0, %1, %2, %3, %4 : tensor<64x64xf32>, tensor<4x64xf32>, tensor<64x48xf32>, tensor<64x32xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+// Columns beyond the last whole panel (272 = 8 x 32 + 16; GPT-2's head has
+// 50257): the whole panels shared among the threads, then one matmul by the
+// first 16 columns of the zero-padded ninth panel into the last 16 columns.
+// CHECK-LABEL: func.func @remainder(
+// CHECK: %[[PAD:.*]] = tensor.pad
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} ins(%[[PAD]] : tensor<64x288xf32>) outs(%{{.*}} : tensor<9x64x32xf32>)
+// CHECK: %[[PANELS:.*]] = scf.forall (%{{.*}}) in (8) shared_outs(%{{.*}} = %arg2)
+// CHECK: %[[W:.*]] = tensor.extract_slice %[[P]][8, 0, 0] [1, 64, 16] [1, 1, 1] : tensor<9x64x32xf32> to tensor<64x16xf32>
+// CHECK: %[[OUT:.*]] = tensor.extract_slice %[[PANELS]][0, 256] [96, 16] [1, 1]
+// CHECK: %[[R:.*]] = linalg.matmul ins(%arg0, %[[W]] : tensor<96x64xf32>, tensor<64x16xf32>) outs(%[[OUT]] : tensor<96x16xf32>)
+// CHECK: tensor.insert_slice %[[R]] into %[[PANELS]][0, 256] [96, 16] [1, 1]
+func.func @remainder(%x: tensor<96x64xf32>, %w: tensor<64x272xf32> {fx.param = "w"}, %init: tensor<96x272xf32>) -> tensor<96x272xf32> {
+  %0 = linalg.matmul ins(%x, %w : tensor<96x64xf32>, tensor<64x272xf32>) outs(%init : tensor<96x272xf32>) -> tensor<96x272xf32>
+  return %0 : tensor<96x272xf32>
+}

@@ -85,7 +85,9 @@ struct PackMatmulsPass
         !cType.getElementType().isF32())
       return std::nullopt;
     int64_t rows = cType.getDimSize(0), cols = cType.getDimSize(1);
-    if (ShapedType::isDynamic(cols) || cols % block != 0 ||
+    // Columns beyond the last whole panel (GPT-2's 50257-token head) are a
+    // remainder matmul on the zero-padded last panel (rewrite).
+    if (ShapedType::isDynamic(cols) || cols < block ||
         (!ShapedType::isDynamic(rows) && rows < minRows))
       return std::nullopt;
     // Outside a dispatch region's loop, the panels are the thread split:
@@ -335,6 +337,30 @@ struct PackMatmulsPass
                                             panel.offsets, panel.sizes,
                                             panel.strides);
       result = loop.getResult(0);
+    }
+    // The columns after the last whole panel: one matmul by the first
+    // `remainder` columns of the next (zero-padded) panel, its whole k.
+    if (int64_t remainder = initType.getDimSize(1) % block) {
+      OpFoldResult panel = affine::makeComposedFoldedAffineApply(
+          b, loc, getAffineSymbolExpr(0, ctx) + panels, {firstPanel});
+      Value weightPart = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({k, remainder}, b.getF32Type()), weight,
+          ArrayRef<OpFoldResult>{panel, b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(k),
+                                 b.getIndexAttr(remainder)},
+          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
+      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0),
+                                           b.getIndexAttr(panels * block)};
+      SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(remainder)};
+      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
+      Value out = tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes,
+                                                 strides);
+      Value part =
+          linalg::MatmulOp::create(b, loc, out.getType(),
+                                   ValueRange{a, weightPart}, ValueRange{out})
+              .getResult(0);
+      result = tensor::InsertSliceOp::create(b, loc, part, result, offsets,
+                                             sizes, strides);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();

@@ -174,6 +174,16 @@ func.func @linear_param_panels(%a0: tensor<37x300xf32>, %a1: tensor<96x300xf32> 
   return %1 : tensor<37x96xf32>
 }
 
+// Columns beyond the last whole panel (100 = 3 x 32 + 4 with AVX-512,
+// 6 x 16 + 4 with AVX2): a remainder matmul by the zero-padded last panel,
+// as GPT-2's 50257-token head.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.linear(a0, a1, a2)
+func.func @linear_param_remainder(%a0: tensor<37x64xf32>, %a1: tensor<100x64xf32> {fx.param = "w"}, %a2: tensor<100xf32> {fx.param = "b"}) -> tensor<37x100xf32> {
+  %0 = fx.linear %a0, %a1, %a2 : (tensor<37x64xf32>, tensor<100x64xf32>, tensor<100xf32>) -> tensor<37x100xf32>
+  return %0 : tensor<37x100xf32>
+}
+
 // A [K, N] parameter without an epilogue (the panels shared among the
 // threads outside a dispatch region).
 // TOL: rtol=1e-4 atol=1e-4
