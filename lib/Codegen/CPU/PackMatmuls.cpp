@@ -238,7 +238,6 @@ struct PackMatmulsPass
     auto initType = cast<RankedTensorType>(init.getType());
     int64_t panels = initType.getDimSize(1) / block;
     OpFoldResult rows = tensor::getMixedSize(b, loc, init, 0);
-    auto panelType = RankedTensorType::get({k, block}, b.getF32Type());
     // The k block: the largest divisor of k from k-block / 2 to k-block,
     // or all of k.
     int64_t chunk = k;
@@ -249,27 +248,29 @@ struct PackMatmulsPass
           break;
         }
 
-    // One panel's matmul into `acc`'s columns of panel `p`, and where
-    // those columns are in `acc`.
+    // The matmul by the first `width` columns of panel `p` (`block`, or
+    // fewer in the remainder) into those columns of `acc`, and where they
+    // are in `acc`.
     struct PanelProduct {
       Value product;
       SmallVector<OpFoldResult> offsets, sizes, strides;
     };
-    auto panelProduct = [&](OpBuilder &pb, Value p, Value acc) {
+    auto panelProduct = [&](OpBuilder &pb, OpFoldResult p, Value acc,
+                            int64_t width) {
       OpFoldResult panel = affine::makeComposedFoldedAffineApply(
           pb, loc, getAffineSymbolExpr(0, ctx) + getAffineSymbolExpr(1, ctx),
           {firstPanel, p});
       Value weightPanel = tensor::ExtractSliceOp::create(
-          pb, loc, panelType, weight,
+          pb, loc, RankedTensorType::get({k, width}, pb.getF32Type()), weight,
           ArrayRef<OpFoldResult>{panel, pb.getIndexAttr(0), pb.getIndexAttr(0)},
           ArrayRef<OpFoldResult>{pb.getIndexAttr(1), pb.getIndexAttr(k),
-                                 pb.getIndexAttr(block)},
+                                 pb.getIndexAttr(width)},
           SmallVector<OpFoldResult>(3, pb.getIndexAttr(1)));
       OpFoldResult column = affine::makeComposedFoldedAffineApply(
-          pb, loc, getAffineSymbolExpr(0, ctx) * block, {OpFoldResult(p)});
+          pb, loc, getAffineSymbolExpr(0, ctx) * block, {p});
       PanelProduct result{Value(),
                           {pb.getIndexAttr(0), column},
-                          {rows, pb.getIndexAttr(block)},
+                          {rows, pb.getIndexAttr(width)},
                           SmallVector<OpFoldResult>(2, pb.getIndexAttr(1))};
       Value out = tensor::ExtractSliceOp::create(pb, loc, acc, result.offsets,
                                                  result.sizes, result.strides);
@@ -295,7 +296,7 @@ struct PackMatmulsPass
       Value wBlock = tensor::ExtractSliceOp::create(
           kb, loc, weightPanel, ArrayRef<OpFoldResult>{k0, kb.getIndexAttr(0)},
           ArrayRef<OpFoldResult>{kb.getIndexAttr(chunk),
-                                 kb.getIndexAttr(block)},
+                                 kb.getIndexAttr(width)},
           unit);
       Value partial = kLoop.getRegionIterArgs()[0];
       Value sum = linalg::MatmulOp::create(kb, loc, partial.getType(),
@@ -318,7 +319,7 @@ struct PackMatmulsPass
           arith::ConstantIndexOp::create(b, loc, 1), ValueRange{init});
       OpBuilder lb = OpBuilder::atBlockEnd(loop.getBody());
       Value acc = loop.getRegionIterArgs()[0];
-      PanelProduct panel = panelProduct(lb, loop.getInductionVar(), acc);
+      PanelProduct panel = panelProduct(lb, loop.getInductionVar(), acc, block);
       Value next = tensor::InsertSliceOp::create(lb, loc, panel.product, acc,
                                                  panel.offsets, panel.sizes,
                                                  panel.strides);
@@ -331,36 +332,21 @@ struct PackMatmulsPass
           ValueRange{init}, std::nullopt);
       OpBuilder lb = OpBuilder::atBlockBegin(loop.getBody());
       Value acc = loop.getRegionIterArgs()[0];
-      PanelProduct panel = panelProduct(lb, loop.getInductionVars()[0], acc);
+      PanelProduct panel =
+          panelProduct(lb, loop.getInductionVars()[0], acc, block);
       lb.setInsertionPointToStart(loop.getTerminator().getBody());
       tensor::ParallelInsertSliceOp::create(lb, loc, panel.product, acc,
                                             panel.offsets, panel.sizes,
                                             panel.strides);
       result = loop.getResult(0);
     }
-    // The columns after the last whole panel: one matmul by the first
-    // `remainder` columns of the next (zero-padded) panel, its whole k.
+    // The columns after the last whole panel: a matmul by the first
+    // `remainder` columns of the next (zero-padded) panel.
     if (int64_t remainder = initType.getDimSize(1) % block) {
-      OpFoldResult panel = affine::makeComposedFoldedAffineApply(
-          b, loc, getAffineSymbolExpr(0, ctx) + panels, {firstPanel});
-      Value weightPart = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({k, remainder}, b.getF32Type()), weight,
-          ArrayRef<OpFoldResult>{panel, b.getIndexAttr(0), b.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(k),
-                                 b.getIndexAttr(remainder)},
-          SmallVector<OpFoldResult>(3, b.getIndexAttr(1)));
-      SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0),
-                                           b.getIndexAttr(panels * block)};
-      SmallVector<OpFoldResult> sizes = {rows, b.getIndexAttr(remainder)};
-      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-      Value out = tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes,
-                                                 strides);
-      Value part =
-          linalg::MatmulOp::create(b, loc, out.getType(),
-                                   ValueRange{a, weightPart}, ValueRange{out})
-              .getResult(0);
-      result = tensor::InsertSliceOp::create(b, loc, part, result, offsets,
-                                             sizes, strides);
+      PanelProduct part =
+          panelProduct(b, b.getIndexAttr(panels), result, remainder);
+      result = tensor::InsertSliceOp::create(
+          b, loc, part.product, result, part.offsets, part.sizes, part.strides);
     }
     op.getResult(0).replaceAllUsesWith(result);
     op.erase();
