@@ -61,16 +61,17 @@ constexpr int64_t kLineBytes = 64;
 /// of two).
 constexpr unsigned kMaxZeros = 32;
 
-/// How many trailing zero bits `value` (an index) provably has: constants,
-/// scf.for induction variables (of their lower bound and step), sums and
-/// products of those. Anything else (a function argument) has none.
-unsigned knownZeros(Value value, unsigned depth = 0) {
-  if (std::optional<int64_t> c = getConstantIntValue(value))
+/// How many trailing zero bits `index` provably has: constants, scf.for
+/// induction variables (of their lower bound and step), sums and products
+/// of those. Anything else (a function argument) has none.
+unsigned knownZeros(OpFoldResult index, unsigned depth = 0) {
+  if (std::optional<int64_t> c = getConstantIntValue(index))
     return *c == 0
                ? kMaxZeros
                : std::min<unsigned>(kMaxZeros, llvm::countr_zero(uint64_t(*c)));
   if (depth > 8)
     return 0;
+  Value value = cast<Value>(index);
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
     if (!loop || arg != loop.getInductionVar())
@@ -88,17 +89,9 @@ unsigned knownZeros(Value value, unsigned depth = 0) {
   return 0;
 }
 
-unsigned knownZeros(OpFoldResult ofr) {
-  if (auto value = dyn_cast<Value>(ofr))
-    return knownZeros(value);
-  int64_t c = cast<IntegerAttr>(cast<Attribute>(ofr)).getInt();
-  return c == 0 ? kMaxZeros
-                : std::min<unsigned>(kMaxZeros, llvm::countr_zero(uint64_t(c)));
-}
-
-/// Trailing zero bits of an element offset `index * stride`, or -1 where
-/// the stride is dynamic.
-int knownZeros(unsigned indexZeros, int64_t stride) {
+/// Trailing zero bits of an element offset `index * stride`, given those
+/// of the index, or -1 where the stride is dynamic.
+int termZeros(unsigned indexZeros, int64_t stride) {
   if (ShapedType::isDynamic(stride))
     return -1;
   if (stride == 0 || indexZeros >= kMaxZeros)
@@ -127,7 +120,7 @@ traceToArgument(vector::TransferWriteOp write) {
     if (failed(type.getStridesAndOffset(strides, offset)))
       return false;
     for (auto [index, stride] : llvm::zip(offsets, strides)) {
-      int z = knownZeros(knownZeros(index), stride);
+      int z = termZeros(knownZeros(index), stride);
       if (z < 0)
         return false;
       zeros = std::min<unsigned>(zeros, z);
