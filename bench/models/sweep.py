@@ -29,6 +29,7 @@ the nvidia-h200 target profile (tensor-core kernels, 32-lane subgroups), which
 only the GPU machine can run: a model passes if both work.
 """
 import argparse
+import importlib
 import os
 import shutil
 import signal
@@ -39,6 +40,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+# The corpora of factory modules beside this script: the module, and each
+# entry of its MODELS as (name, family, input: a size or what to print).
+CORPORA = {
+    "timm": ("timm_zoo", lambda entry: (entry[0], entry[2], entry[1])),
+    "hf": ("hf_corpus", lambda entry: (entry[0], entry[1], "its own")),
+    "torchvision-dense": ("torchvision_dense",
+                          lambda entry: (entry[0], entry[1], "x".join(map(str, entry[2])))),
+}
 SIZES = {"inception_v3": 299, "vit_b_16": 224, "vit_b_32": 224, "vit_l_16": 224,
          "vit_l_32": 224, "vit_h_14": 224, "maxvit_t": 224}
 
@@ -63,29 +72,15 @@ def main():
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
     families = {}
-    if args.corpus == "timm":
+    if args.corpus in CORPORA:
+        module, row = CORPORA[args.corpus]
         sys.path.insert(0, HERE)
-        from timm_zoo import MODELS
+        entries = [row(entry) for entry in importlib.import_module(module).MODELS]
         SIZES.clear()
-        SIZES.update({name: size for name, size, _ in MODELS})
-        families = {name: family for name, _, family in MODELS}
-        names = args.models or [name for name, _, _ in MODELS]
-        spec = lambda name: f"{os.path.join(HERE, 'timm_zoo.py')}:{name}"
-    elif args.corpus == "hf":
-        sys.path.insert(0, HERE)
-        from hf_corpus import MODELS
-        SIZES.clear()
-        families = {name: kind for name, kind in MODELS}
-        names = args.models or [name for name, _ in MODELS]
-        spec = lambda name: f"{os.path.join(HERE, 'hf_corpus.py')}:{name}"
-    elif args.corpus == "torchvision-dense":
-        sys.path.insert(0, HERE)
-        from torchvision_dense import MODELS
-        SIZES.clear()
-        SIZES.update({name: "x".join(map(str, shape)) for name, _, shape in MODELS})
-        families = {name: kind for name, kind, _ in MODELS}
-        names = args.models or [name for name, _, _ in MODELS]
-        spec = lambda name: f"{os.path.join(HERE, 'torchvision_dense.py')}:{name}"
+        SIZES.update({name: size for name, _, size in entries})
+        families = {name: family for name, family, _ in entries}
+        names = args.models or [name for name, _, _ in entries]
+        spec = lambda name: f"{os.path.join(HERE, module + '.py')}:{name}"
     else:
         names = args.models or classification_models()
         spec = lambda name: f"torchvision:{name}"
@@ -165,7 +160,7 @@ def main():
                  "input | status | rel L2 | seconds (import+compile+run) | detail |",
                  "|---|---|---|---|---|---|" + ("---|" if families else "")]
         lines += [f"| {n} | " + (f"{families[n]} | " if families else "") +
-                  f"{s if args.corpus != 'hf' else 'its own'} | {st} | {r} | {sec:.0f} | {d} |"
+                  f"{s} | {st} | {r} | {sec:.0f} | {d} |"
                   for n, s, st, r, sec, d in rows]
         table = f"{args.corpus}-sweep{'' if args.target == 'cpu' else '-vulkan'}.md"
         with open(os.path.join(args.out, table), "w") as f:
