@@ -9,6 +9,10 @@
 # RUN: %if vulkan %{ %python %s vulkan | FileCheck %s %}
 # CHECK: standardized conv: ok
 # CHECK: batch norm without running statistics: ok
+# A use of its saved mean or inverse deviation is an UnsupportedOpsError.
+# CHECK: saved statistics: UnsupportedOpsError
+# CHECK-NEXT: aten._native_batch_norm_legit.no_stats x1
+# CHECK-NEXT: the saved mean/invstd results of batch norm are used
 
 import os
 import sys
@@ -49,6 +53,13 @@ class BatchStatistics(torch.nn.Module):
         return self.bn(x) * 2
 
 
+class SavedStatistics(torch.nn.Module):
+    def forward(self, x):
+        out, mean, _ = torch.ops.aten._native_batch_norm_legit.no_stats(
+            x, None, None, True, 0.0, 1e-5)
+        return out + mean.reshape(1, -1, 1, 1)
+
+
 torch.manual_seed(0)
 for name, model, x in (("standardized conv", StandardizedConv(), torch.randn(2, 3, 10, 10)),
                        ("batch norm without running statistics", BatchStatistics(),
@@ -66,3 +77,10 @@ for name, model, x in (("standardized conv", StandardizedConv(), torch.randn(2, 
         want = model.double()(x.double()).numpy()
     result = compare(got, want)
     print(f"{name}: {'ok' if result.ok else 'WRONG ' + result.message}")
+
+try:
+    fx_mlir.import_module(SavedStatistics().eval(), (torch.randn(2, 3, 4, 4),))
+    print("saved statistics: imported (unexpected)")
+except fx_mlir.UnsupportedOpsError as e:
+    print("saved statistics: UnsupportedOpsError")
+    print("\n".join(line.strip() for line in str(e).splitlines()[1:]))
