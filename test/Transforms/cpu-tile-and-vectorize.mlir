@@ -59,19 +59,73 @@ func.func @elementwise_masked(%x: tensor<37xf32>) -> tensor<37xf32> {
 
 // -----
 
-// Max pooling is tiled to one output row and window position and
-// vectorized along the output columns: a stride of 2 reads two halves of 2
-// elements (the second with 1 in bounds) and picks the even lanes of both
-// with one two-source shuffle.
+// Max pooling is tiled as depthwise convolutions are: a few channels, a
+// few output rows and the whole window. Each input row is read once per
+// pair of window columns: a stride of 2 reads two halves of 2 elements and
+// picks the even (window column 0) and odd (column 1) lanes with
+// two-source shuffles; every row feeds the maxima of the output rows whose
+// windows cover it. The maxima propagate NaN (maximumf) but ignore the
+// sign of zeros (nsz).
 // CHECK-LABEL: func.func @pooling_vectorized(
-// CHECK: %[[LO:.*]] = vector.transfer_read {{.*}}[%c0, %c0], %cst {in_bounds = [true, true]} : tensor<1x3xf32>, vector<1x2xf32>
-// CHECK: %[[HI:.*]] = vector.transfer_read {{.*}}[%c0, %c2], %cst {in_bounds = [true, false]} : tensor<1x3xf32>, vector<1x2xf32>
-// CHECK: vector.shuffle {{.*}} [0, 2] : vector<2xf32>, vector<2xf32>
-// CHECK: arith.maximumf {{.*}} : vector<2xf32>
+// CHECK: %[[ACC:.*]] = vector.transfer_read %arg2[%c0, %c0, %c0, %c0]{{.*}} : tensor<1x1x2x2xf32>, vector<2xf32>
+// CHECK: %[[LO:.*]] = vector.transfer_read %arg0[%c0, %c0, %c0, %c0]{{.*}} : tensor<1x1x4x4xf32>, vector<2xf32>
+// CHECK: %[[HI:.*]] = vector.transfer_read %arg0[%c0, %c0, %c0, %c2]{{.*}} : tensor<1x1x4x4xf32>, vector<2xf32>
+// CHECK: %[[EVEN:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 2] : vector<2xf32>, vector<2xf32>
+// CHECK: %[[M:.*]] = arith.maximumf %[[ACC]], %[[EVEN]] fastmath<nsz> : vector<2xf32>
+// CHECK: %[[ODD:.*]] = vector.shuffle %[[LO]], %[[HI]] [1, 3] : vector<2xf32>, vector<2xf32>
+// CHECK: arith.maximumf %[[M]], %[[ODD]] fastmath<nsz> : vector<2xf32>
 // CHECK-NOT: linalg.pooling_nchw_max
 func.func @pooling_vectorized(%x: tensor<1x1x4x4xf32>, %w: tensor<2x2xf32>, %o: tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32> {
   %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%o : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// A pooling whose initial value is a fill takes the fill into its tiles:
+// the maxima start from the fill's value (here folded away: the maximum of
+// -inf and a row is the row), and no loop fills the output first. Tiles
+// of 4 channels.
+// CHECK-LABEL: func.func @pooling_fill_in_tiles(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x8x4x4xf32>
+// CHECK: scf.for %{{.*}} = %c0 to %c8 step %c4 iter_args(%{{.*}} = %[[E]])
+// CHECK: %[[LO:.*]] = vector.transfer_read {{.*}}[%c0, %c0, %c0, %c0]{{.*}} : tensor<1x4x9x9xf32>, vector<4xf32>
+// CHECK: %[[HI:.*]] = vector.transfer_read {{.*}}[%c0, %c0, %c0, %c4]{{.*}} : tensor<1x4x9x9xf32>, vector<4xf32>
+// CHECK: %[[EVEN:.*]] = vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6]
+// CHECK: %[[ODD:.*]] = vector.shuffle %[[LO]], %[[HI]] [1, 3, 5, 7]
+// CHECK: arith.maximumf %[[EVEN]], %[[ODD]] fastmath<nsz> : vector<4xf32>
+// CHECK-NOT: vector.transfer_read {{.*}} tensor<1x4x4x4xf32>
+// CHECK-NOT: linalg.pooling_nchw_max
+func.func @pooling_fill_in_tiles(%x: tensor<1x8x9x9xf32>) -> tensor<1x8x4x4xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %e = tensor.empty() : tensor<1x8x4x4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  %w = tensor.empty() : tensor<3x3xf32>
+  %0 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%x, %w : tensor<1x8x9x9xf32>, tensor<3x3xf32>) outs(%f : tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32>
+  return %0 : tensor<1x8x4x4xf32>
+}
+
+// -----
+
+// A sum pooling with a dilated window keeps one output row and window
+// position per tile (vectorized along the output columns), and its zero
+// fill stays a loop of its own.
+// CHECK-LABEL: func.func @pooling_dilated(
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : vector<1x1x1x16xf32>
+// CHECK: scf.for
+// CHECK: vector.transfer_write %[[ZEROS]]
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: arith.addf {{.*}} : vector<4xf32>
+// CHECK-NOT: linalg.pooling_nchw_sum
+func.func @pooling_dilated(%x: tensor<1x1x6x6xf32>) -> tensor<1x1x4x4xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x1x4x4xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  %w = tensor.empty() : tensor<2x2xf32>
+  %0 = linalg.pooling_nchw_sum {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x1x6x6xf32>, tensor<2x2xf32>) outs(%f : tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
 }
 
 // -----

@@ -61,3 +61,17 @@ func.func @pool_cpu_tiles(%a0: tensor<1x20x6x37xf32>) -> (tensor<1x20x6x37xf32>,
   %3 = fx.avg_pool2d %a0 {kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<1x20x6x37xf32>) -> tensor<1x20x3x18xf32>
   return %0, %1, %2, %3 : tensor<1x20x6x37xf32>, tensor<1x20x3x19xf32>, tensor<1x20x6x37xf32>, tensor<1x20x3x18xf32>
 }
+
+// Pooling tiles of a few channels, a few output rows and the whole window
+// (as depthwise convolutions'): 6 channels are a block of 4 and one of 2, 7
+// output rows one of 4 and one of 3; NaNs propagate to every window that
+// holds one (in the first tap of a window, in its last, and alone in a
+// corner), as in eager PyTorch; -inf inputs stay -inf.
+// INPUT a0: (lambda t: (t.view(-1).__setitem__([0, 45, 200, 431, 777], float("nan")), t.view(-1).__setitem__([5, 300], float("-inf")), t)[2])(torch.randn(2, 6, 14, 37))
+// REF: (F.max_pool2d(a0, 3, 2, 1), F.max_pool2d(a0, 3, 1, 1), F.avg_pool2d(a0, 2, 2))
+func.func @pool_row_tiles_nan(%a0: tensor<2x6x14x37xf32>) -> (tensor<2x6x7x19xf32>, tensor<2x6x14x37xf32>, tensor<2x6x7x18xf32>) {
+  %0 = fx.max_pool2d %a0 {dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>} : (tensor<2x6x14x37xf32>) -> tensor<2x6x7x19xf32>
+  %1 = fx.max_pool2d %a0 {dilation = array<i64: 1, 1>, kernel_size = array<i64: 3, 3>, padding = array<i64: 1, 1>, stride = array<i64: 1, 1>} : (tensor<2x6x14x37xf32>) -> tensor<2x6x14x37xf32>
+  %2 = fx.avg_pool2d %a0 {kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x6x14x37xf32>) -> tensor<2x6x7x18xf32>
+  return %0, %1, %2 : tensor<2x6x7x19xf32>, tensor<2x6x14x37xf32>, tensor<2x6x7x18xf32>
+}
