@@ -836,8 +836,8 @@ private:
   /// Marks the dispatches that compute from the parameters alone
   /// (vk::Step::prepare): every buffer they read is a parameter input, a
   /// constant, a size or a temporary that only such dispatches write, and
-  /// every buffer they write is a static-size temporary they are the first
-  /// to use and that no other step writes. (IREE's const-eval and
+  /// every buffer they write is a static-size temporary that no other step
+  /// writes and that no other step uses before them. (IREE's const-eval and
   /// TorchInductor's freezing fold such computations at compile time; here
   /// the parameters are bound after compilation, so they run at binding
   /// time, as the CPU code's prepare function does.)
@@ -895,9 +895,25 @@ private:
     }
     // A prepared buffer that another step writes is not the parameters'
     // alone: its prepare writers, and prepare steps reading it, run every
-    // time after all.
+    // time after all. And prepare steps run before all others: one that
+    // writes a buffer an earlier running step used would change what that
+    // step sees. (Two parameter-only gathers that bufferization put into
+    // one temporary, each read by a running permute, were both prepared:
+    // the first permute read the second gather's rows, and Hugging Face's
+    // Swin got the second block's position bias in its first on Vulkan.)
     for (bool changed = true; changed;) {
       changed = false;
+      std::vector<bool> usedByRun(numBuffers, false);
+      for (size_t s = 0; s < numSteps; ++s) {
+        if (prepare[s] &&
+            llvm::any_of(writes[s], [&](uint32_t b) { return usedByRun[b]; })) {
+          prepare[s] = false;
+          changed = true;
+        }
+        if (!prepare[s])
+          for (uint32_t b : llvm::concat<uint32_t>(reads[s], writes[s]))
+            usedByRun[b] = true;
+      }
       std::vector<bool> rewritten(numBuffers, false);
       for (size_t s = 0; s < numSteps; ++s)
         if (!prepare[s])

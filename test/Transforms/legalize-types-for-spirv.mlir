@@ -94,3 +94,48 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// Comparisons of sign-extended integers with constants that fit the
+// narrower type compare the narrower values (either operand order; an
+// index_cast of an index as 32 bits); a constant out of that range keeps
+// the wide comparison.
+// CHECK-LABEL: gpu.func @narrow
+// CHECK-SAME: (%[[A:.*]]: i32, %[[B:.*]]: memref<4xi1>)
+// CHECK-DAG: %[[C12:.*]] = arith.constant 12 : i32
+// CHECK-DAG: %[[CM7:.*]] = arith.constant -7 : i32
+// CHECK-DAG: %[[I3:.*]] = arith.constant 3 : index
+// CHECK-DAG: %[[BIG:.*]] = arith.constant 4294967296 : i64
+// CHECK: %[[I:.*]] = gpu.thread_id x
+// CHECK: %[[W:.*]] = arith.extsi %[[A]] : i32 to i64
+// CHECK: arith.cmpi sge, %[[A]], %[[C12]] : i32
+// CHECK: arith.cmpi sgt, %[[A]], %[[CM7]] : i32
+// CHECK: arith.cmpi ult, %[[I]], %[[I3]] : index
+// CHECK: arith.cmpi sgt, %[[W]], %[[BIG]] : i64
+module attributes {gpu.container_module} {
+  gpu.module @k [#spirv.target_env<#spirv.vce<v1.3, [Shader, Int64, Int8], []>, #spirv.resource_limits<>>] {
+    gpu.func @narrow(%a: i32, %out: memref<4xi1>) kernel {
+      %i = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c2 = arith.constant 2 : index
+      %c3 = arith.constant 3 : index
+      %c12 = arith.constant 12 : i64
+      %cm7 = arith.constant -7 : i64
+      %c3i = arith.constant 3 : i64
+      %big = arith.constant 4294967296 : i64
+      %w = arith.extsi %a : i32 to i64
+      %x = arith.index_cast %i : index to i64
+      %0 = arith.cmpi sge, %w, %c12 : i64
+      %1 = arith.cmpi slt, %cm7, %w : i64
+      %2 = arith.cmpi ult, %x, %c3i : i64
+      %3 = arith.cmpi sgt, %w, %big : i64
+      memref.store %0, %out[%c0] : memref<4xi1>
+      memref.store %1, %out[%c1] : memref<4xi1>
+      memref.store %2, %out[%c2] : memref<4xi1>
+      memref.store %3, %out[%c3] : memref<4xi1>
+      gpu.return
+    }
+  }
+}

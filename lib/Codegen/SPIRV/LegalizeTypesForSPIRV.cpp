@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringSet.h"
@@ -84,6 +85,58 @@ Attribute storageAttrOf(Attribute value) {
   return nullptr;
 }
 
+/// cmpi(pred, extsi(a : iN), c) with the constant c in iN's signed range
+/// becomes cmpi(pred, a, c as iN), and likewise with the operands the
+/// other way round and for an index_cast from index (32 bits in SPIR-V)
+/// with c in i32's range: a sign extension keeps both the signed and the
+/// unsigned order of iN. The narrower comparison is cheaper (64-bit
+/// integers are pairs of 32-bit ones on GPUs), and the 64-bit one of a
+/// sign-extended value with a constant is miscompiled by Mesa 22.3's
+/// lavapipe: arange(16) >= 12 in i64 came out all true (Hugging Face's
+/// Swin, whose shifted-window mask compares positions so).
+struct NarrowExtendedComparison : OpRewritePattern<arith::CmpIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::CmpIOp cmp,
+                                PatternRewriter &rewriter) const override {
+    if (!cmp.getLhs().getType().isSignlessInteger())
+      return failure();
+    for (unsigned side : {0u, 1u}) {
+      APInt constant;
+      if (!matchPattern(cmp->getOperand(1 - side), m_ConstantInt(&constant)))
+        continue;
+      Value narrow;
+      unsigned bits = 0;
+      Operation *ext = cmp->getOperand(side).getDefiningOp();
+      if (auto sext = dyn_cast_or_null<arith::ExtSIOp>(ext)) {
+        narrow = sext.getIn();
+        bits = narrow.getType().getIntOrFloatBitWidth();
+      } else if (auto cast = dyn_cast_or_null<arith::IndexCastOp>(ext);
+                 cast && cast.getIn().getType().isIndex()) {
+        narrow = cast.getIn();
+        bits = 32;
+      }
+      if (!narrow || !constant.isSignedIntN(bits))
+        continue;
+      Location loc = cmp.getLoc();
+      Value value =
+          narrow.getType().isIndex()
+              ? arith::ConstantIndexOp::create(rewriter, loc,
+                                               constant.getSExtValue())
+                    .getResult()
+              : arith::ConstantOp::create(
+                    rewriter, loc,
+                    IntegerAttr::get(narrow.getType(), constant.trunc(bits)))
+                    .getResult();
+      Value lhs = side == 0 ? narrow : value, rhs = side == 0 ? value : narrow;
+      rewriter.replaceOpWithNewOp<arith::CmpIOp>(cmp, cmp.getPredicate(), lhs,
+                                                 rhs);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct LegalizeTypesForSPIRVPass
     : public fx::impl::FXLegalizeTypesForSPIRVBase<LegalizeTypesForSPIRVPass> {
   void runOnOperation() override {
@@ -95,7 +148,10 @@ struct LegalizeTypesForSPIRVPass
             break;
       if (!env)
         continue;
+      RewritePatternSet narrowing(&getContext());
+      narrowing.add<NarrowExtendedComparison>(&getContext());
       if (failed(checkTargetTypes(module, env)) ||
+          failed(applyPatternsGreedily(module, std::move(narrowing))) ||
           failed(emulateArithmetic(module)) || failed(retypeStorage(module)))
         return signalPassFailure();
     }

@@ -340,8 +340,9 @@ def FXSetSPIRVEntryPointABI : Pass<"fx-set-spirv-entry-point-abi",
 
 def FXLegalizeTypesForSPIRV : Pass<"fx-legalize-types-for-spirv",
                                    "ModuleOp"> {
-  let summary = "Store bf16 as i16 with integer conversions, and reject "
-                "element types the SPIR-V target cannot hold";
+  let summary = "Store bf16 as i16 with integer conversions, narrow "
+                "comparisons of sign-extended integers, and reject element "
+                "types the SPIR-V target cannot hold";
   let description = [{
     MLIR 22's SPIR-V type converter turns a `bf16` or `f16` it cannot keep
     (bf16 always; f16 without the `Float16` and `StorageBuffer16BitAccess`
@@ -363,6 +364,11 @@ def FXLegalizeTypesForSPIRV : Pass<"fx-legalize-types-for-spirv",
     - `f16` without `Float16` and `StorageBuffer16BitAccess`, `f64` without
       `Float64` and `i64` without `Int64` are errors naming the Vulkan
       features the kernel needs.
+    - An integer comparison of a sign-extended value (`extsi`, or an
+      `index_cast` of an index: 32 bits in SPIR-V) with a constant that
+      fits the narrower type compares the narrower values: cheaper on GPUs,
+      and Mesa 22.3's lavapipe miscompiles the 64-bit form (`arange(16) >=
+      12` came out all true).
 
     An op that computes on `bf16` and has no `f32` emulation (a subgroup
     reduction, a math function) is an error at its location.
