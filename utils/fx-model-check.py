@@ -254,6 +254,11 @@ def main():
     for path, t in zip(input_paths, inputs):
         np.save(path, t.numpy())
         cmd += ["--input", path]
+    # The reference the outputs are checked against (float64 eager where
+    # the model runs in it), for checks of the same artifact elsewhere
+    # (bench/models/device_check.py).
+    np.savez(os.path.join(work, "ref.npz"),
+             *(reference if reference is not None else expected))
     artifact = os.path.join(work, "model.fxa")
     if args.bench:
         cmd += ["--bench", str(args.bench)]

@@ -26,7 +26,9 @@ video models and torchvision-dense-sweep.md.
 With --target vulkan each model runs on the Vulkan device (lavapipe here)
 under the validation layer, and its IR is also compiled with fx-compile for
 the nvidia-h200 target profile (tensor-core kernels, 32-lane subgroups), which
-only the GPU machine can run: a model passes if both work.
+only the GPU machine can run: a model passes if both work. --device-dir DIR
+keeps those artifacts with their weights, inputs and references, which
+bench/models/device_check.py runs and checks on the GPU machine.
 """
 import argparse
 import importlib
@@ -69,6 +71,11 @@ def main():
     parser.add_argument("--target", choices=["cpu", "vulkan"], default="cpu")
     parser.add_argument("--corpus", choices=["torchvision", "torchvision-dense", "timm", "hf"],
                         default="torchvision")
+    parser.add_argument("--device-dir", metavar="DIR",
+                        help="with --target vulkan: keep each passing model's "
+                             "nvidia-h200 artifact, weights, inputs and float64 "
+                             "reference in DIR/<model>/, for "
+                             "bench/models/device_check.py on the GPU machine")
     parser.add_argument("models", nargs="*")
     args = parser.parse_args()
     families = {}
@@ -130,6 +137,13 @@ def main():
                                                        f"exit code {proc.returncode}")
             except subprocess.TimeoutExpired:
                 first, status = "nvidia-h200 compile timed out", "TIMEOUT"
+        if status == "PASS" and args.target == "vulkan" and args.device_dir:
+            keep = os.path.join(args.device_dir, name)
+            os.makedirs(keep, exist_ok=True)
+            for f in os.listdir(work):
+                if f in ("h200.fxa", "model.safetensors", "ref.npz") or (
+                        f.startswith("input") and f.endswith(".npy")):
+                    shutil.copy(os.path.join(work, f), keep)
         shutil.rmtree(work, ignore_errors=True)
         seconds = time.time() - start
         field = lambda key: first.split(key + "=", 1)[1].split(" ", 1)[0] if key + "=" in first else "-"
