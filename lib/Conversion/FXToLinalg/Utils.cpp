@@ -127,6 +127,22 @@ Value tolinalg::createMaximum(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MaxSIOp::create(b, loc, x, y);
 }
 
+Value tolinalg::createLowerBound(OpBuilder &b, Location loc, Value x,
+                                 Value bound) {
+  if (isFloatValue(x))
+    return arith::MaximumFOp::create(b, loc, x, bound,
+                                     arith::FastMathFlags::nsz);
+  return createMaximum(b, loc, x, bound);
+}
+
+Value tolinalg::createUpperBound(OpBuilder &b, Location loc, Value x,
+                                 Value bound) {
+  if (isFloatValue(x))
+    return arith::MinimumFOp::create(b, loc, x, bound,
+                                     arith::FastMathFlags::nsz);
+  return createMinimum(b, loc, x, bound);
+}
+
 Value tolinalg::createShiftMaximum(OpBuilder &b, Location loc, Value x,
                                    Value y) {
   return arith::MaxNumFOp::create(b, loc, x, y, arith::FastMathFlags::nsz);

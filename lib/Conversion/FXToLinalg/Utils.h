@@ -35,6 +35,17 @@ Value createMul(OpBuilder &b, Location loc, Value x, Value y);
 Value createMaximum(OpBuilder &b, Location loc, Value x, Value y);
 Value createMinimum(OpBuilder &b, Location loc, Value x, Value y);
 
+/// `x` clamped from below (`createLowerBound`) or above by a constant: for
+/// floats `arith.maximumf`/`minimumf` with `nsz`, which keep NaN
+/// propagating (relu(NaN) is NaN, as in PyTorch) but may give either sign
+/// of a zero result. With one operand a constant that is not NaN, x86 then
+/// computes it as one vmaxps/vminps with the constant first (MAXPS returns
+/// its second operand when either is NaN): ReLU was three instructions
+/// (max, an unordered compare, a masked move) in every convolution
+/// epilogue, ReLU6 six. Integers and booleans as createMaximum/Minimum.
+Value createLowerBound(OpBuilder &b, Location loc, Value x, Value bound);
+Value createUpperBound(OpBuilder &b, Location loc, Value x, Value bound);
+
 /// The maximum a softmax (or log_softmax, attention) subtracts from its row
 /// before the exponential: `arith.maxnumf` with `nsz`, which ignores NaN and
 /// the sign of zero, where `createMaximum` propagates NaN and orders -0

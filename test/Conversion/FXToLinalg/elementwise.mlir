@@ -90,3 +90,20 @@ func.func @int_div_floor(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> 
   %0 = fx.div %a, %b {rounding_mode = #fx.rounding_mode<floor>} : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %0 : tensor<4xi64>
 }
+
+// -----
+
+// Clamps by constants are maxima and minima without signed zeros (nsz),
+// NaN still propagating; fx.maximum of two tensors keeps both.
+// CHECK-LABEL: func.func @clamp_bounds(
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : f32
+// CHECK: %[[LO:.*]] = arith.maximumf %{{.*}}, %{{.*}} fastmath<nsz> : f32
+// CHECK: arith.minimumf %[[LO]], %{{.*}} fastmath<nsz> : f32
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: fastmath
+func.func @clamp_bounds(%a: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %0 = fx.relu %a : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = fx.hardtanh %a {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<8xf32>) -> tensor<8xf32>
+  %2 = fx.maximum %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %0, %1, %2 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}

@@ -393,3 +393,17 @@ func.func @bf16_chain(%a0: tensor<4x16xf32>, %a1: tensor<16xf32>) -> tensor<4x16
   %3 = fx.convert_element_type %2 : (tensor<4x16xbf16>) -> tensor<4x16xf32>
   return %3 : tensor<4x16xf32>
 }
+
+// Clamps by constants (ReLU, ReLU6 as hardtanh, clamp, hardsigmoid) keep
+// NaN as eager PyTorch does, and infinities and signed zeros clamp to the
+// bounds; 40 elements are two whole vectors and a remainder.
+// INPUT a0: np.concatenate([np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 6.0, -3.0, 3.0], dtype=np.float32), np.linspace(-8, 8, 32, dtype=np.float32)])
+// REF: (F.relu(a0), F.relu6(a0), torch.clamp(a0, min=-0.5, max=0.25), F.hardsigmoid(a0), F.hardswish(a0))
+func.func @clamps_nan(%a0: tensor<40xf32>) -> (tensor<40xf32>, tensor<40xf32>, tensor<40xf32>, tensor<40xf32>, tensor<40xf32>) {
+  %0 = fx.relu %a0 : (tensor<40xf32>) -> tensor<40xf32>
+  %1 = fx.hardtanh %a0 {min_val = 0.0 : f64, max_val = 6.0 : f64} : (tensor<40xf32>) -> tensor<40xf32>
+  %2 = fx.clamp %a0 {min = -0.5 : f64, max = 0.25 : f64} : (tensor<40xf32>) -> tensor<40xf32>
+  %3 = fx.hardsigmoid %a0 : (tensor<40xf32>) -> tensor<40xf32>
+  %4 = fx.hardswish %a0 : (tensor<40xf32>) -> tensor<40xf32>
+  return %0, %1, %2, %3, %4 : tensor<40xf32>, tensor<40xf32>, tensor<40xf32>, tensor<40xf32>, tensor<40xf32>
+}
