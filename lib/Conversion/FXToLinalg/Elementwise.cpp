@@ -34,9 +34,10 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
 Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value shifted = arith::AddFOp::create(b, loc, x, constant(b, loc, t, 3));
-  Value clamped = createUpperBound(
-      b, loc, createLowerBound(b, loc, shifted, constant(b, loc, t, 0)),
-      constant(b, loc, t, 6));
+  Value clamped = createMinimum(
+      b, loc,
+      createMaximum(b, loc, shifted, constant(b, loc, t, 0), kClampFastMath),
+      constant(b, loc, t, 6), kClampFastMath);
   return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
 }
 
@@ -60,7 +61,8 @@ Value sigmoid(OpBuilder &b, Location loc, Value x) {
 
 // The scalar computation of each unary op, in its compute type.
 Value computeUnary(ReluOp, OpBuilder &b, Location loc, Value x) {
-  return createLowerBound(b, loc, x, constant(b, loc, x.getType(), 0));
+  return createMaximum(b, loc, x, constant(b, loc, x.getType(), 0),
+                       kClampFastMath);
 }
 Value computeUnary(SigmoidOp, OpBuilder &b, Location loc, Value x) {
   return sigmoid(b, loc, x);
@@ -451,9 +453,11 @@ struct GeluPattern : OpConversionPattern<GeluOp> {
 Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
                   std::optional<double> hi) {
   if (lo)
-    x = createLowerBound(b, loc, x, constant(b, loc, x.getType(), *lo));
+    x = createMaximum(b, loc, x, constant(b, loc, x.getType(), *lo),
+                      kClampFastMath);
   if (hi)
-    x = createUpperBound(b, loc, x, constant(b, loc, x.getType(), *hi));
+    x = createMinimum(b, loc, x, constant(b, loc, x.getType(), *hi),
+                      kClampFastMath);
   return x;
 }
 

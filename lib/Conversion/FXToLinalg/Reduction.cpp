@@ -13,6 +13,15 @@ using namespace mlir::fx::tolinalg;
 
 namespace {
 
+/// The reductions' combining functions (createMaximum and createMinimum
+/// with their default flags).
+Value maxCombine(OpBuilder &b, Location loc, Value x, Value y) {
+  return createMaximum(b, loc, x, y);
+}
+Value minCombine(OpBuilder &b, Location loc, Value x, Value y) {
+  return createMinimum(b, loc, x, y);
+}
+
 /// The normalized, sorted reduced dimensions (all if `dims` is empty).
 SmallVector<int64_t> getReducedDims(ArrayRef<int64_t> dims, int64_t rank) {
   SmallVector<int64_t> result;
@@ -71,11 +80,11 @@ struct ReductionPattern : OpConversionPattern<OpTy> {
       break;
     case Kind::Max:
       init = createExtremeConstant(rewriter, loc, acc, /*lowest=*/true);
-      combine = createMaximum;
+      combine = maxCombine;
       break;
     case Kind::Min:
       init = createExtremeConstant(rewriter, loc, acc, /*lowest=*/false);
-      combine = createMinimum;
+      combine = minCombine;
       break;
     }
     Value result =

@@ -119,28 +119,13 @@ Value tolinalg::createMul(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulIOp::create(b, loc, x, y);
 }
 
-Value tolinalg::createMaximum(OpBuilder &b, Location loc, Value x, Value y) {
+Value tolinalg::createMaximum(OpBuilder &b, Location loc, Value x, Value y,
+                              arith::FastMathFlags fastmath) {
   if (isFloatValue(x))
-    return arith::MaximumFOp::create(b, loc, x, y);
+    return arith::MaximumFOp::create(b, loc, x, y, fastmath);
   if (isBool(x))
     return arith::OrIOp::create(b, loc, x, y);
   return arith::MaxSIOp::create(b, loc, x, y);
-}
-
-Value tolinalg::createLowerBound(OpBuilder &b, Location loc, Value x,
-                                 Value bound) {
-  if (isFloatValue(x))
-    return arith::MaximumFOp::create(b, loc, x, bound,
-                                     arith::FastMathFlags::nsz);
-  return createMaximum(b, loc, x, bound);
-}
-
-Value tolinalg::createUpperBound(OpBuilder &b, Location loc, Value x,
-                                 Value bound) {
-  if (isFloatValue(x))
-    return arith::MinimumFOp::create(b, loc, x, bound,
-                                     arith::FastMathFlags::nsz);
-  return createMinimum(b, loc, x, bound);
 }
 
 Value tolinalg::createShiftMaximum(OpBuilder &b, Location loc, Value x,
@@ -148,9 +133,10 @@ Value tolinalg::createShiftMaximum(OpBuilder &b, Location loc, Value x,
   return arith::MaxNumFOp::create(b, loc, x, y, arith::FastMathFlags::nsz);
 }
 
-Value tolinalg::createMinimum(OpBuilder &b, Location loc, Value x, Value y) {
+Value tolinalg::createMinimum(OpBuilder &b, Location loc, Value x, Value y,
+                              arith::FastMathFlags fastmath) {
   if (isFloatValue(x))
-    return arith::MinimumFOp::create(b, loc, x, y);
+    return arith::MinimumFOp::create(b, loc, x, y, fastmath);
   if (isBool(x))
     return arith::AndIOp::create(b, loc, x, y);
   return arith::MinSIOp::create(b, loc, x, y);

@@ -3,6 +3,7 @@
 #ifndef FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
 #define FX_LIB_CONVERSION_FXTOLINALG_UTILS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -32,19 +33,21 @@ Value createExtremeConstant(OpBuilder &b, Location loc, Type type, bool lowest);
 Value createAdd(OpBuilder &b, Location loc, Value x, Value y);
 Value createSub(OpBuilder &b, Location loc, Value x, Value y);
 Value createMul(OpBuilder &b, Location loc, Value x, Value y);
-Value createMaximum(OpBuilder &b, Location loc, Value x, Value y);
-Value createMinimum(OpBuilder &b, Location loc, Value x, Value y);
+/// `fastmath` applies to floats only.
+Value createMaximum(OpBuilder &b, Location loc, Value x, Value y,
+                    arith::FastMathFlags fastmath = arith::FastMathFlags::none);
+Value createMinimum(OpBuilder &b, Location loc, Value x, Value y,
+                    arith::FastMathFlags fastmath = arith::FastMathFlags::none);
 
-/// `x` clamped from below (`createLowerBound`) or above by a constant: for
-/// floats `arith.maximumf`/`minimumf` with `nsz`, which keep NaN
-/// propagating (relu(NaN) is NaN, as in PyTorch) but may give either sign
-/// of a zero result. With one operand a constant that is not NaN, x86 then
-/// computes it as one vmaxps/vminps with the constant first (MAXPS returns
-/// its second operand when either is NaN): ReLU was three instructions
-/// (max, an unordered compare, a masked move) in every convolution
-/// epilogue, ReLU6 six. Integers and booleans as createMaximum/Minimum.
-Value createLowerBound(OpBuilder &b, Location loc, Value x, Value bound);
-Value createUpperBound(OpBuilder &b, Location loc, Value x, Value bound);
+/// The fast-math flags of a clamp by a constant (relu, relu6/hardtanh,
+/// clamp, hardsigmoid's clamps), for createMaximum/createMinimum: `nsz`,
+/// which keeps NaN propagating (relu(NaN) is NaN, as in PyTorch) but may
+/// give either sign of a zero result. With one operand a constant that is
+/// not NaN, x86 then computes it as one vmaxps/vminps with the constant
+/// first (MAXPS returns its second operand when either is NaN): ReLU was
+/// three instructions (max, an unordered compare, a masked move) in every
+/// convolution epilogue, ReLU6 six.
+constexpr arith::FastMathFlags kClampFastMath = arith::FastMathFlags::nsz;
 
 /// The maximum a softmax (or log_softmax, attention) subtracts from its row
 /// before the exponential: `arith.maxnumf` with `nsz`, which ignores NaN and
