@@ -119,8 +119,9 @@ struct Flags {
                           "options for the same target"),
                  cl::value_desc("DIR"), cl::cat(category)) {}
 
-  cl::opt<std::string> mode, cpu, tuneCPU, subBatch, linker, streamingStores;
+  cl::opt<std::string> mode, cpu, tuneCPU, subBatch, linker;
   cl::opt<bool> noFusion, noDispatchRegions, fusionReport, noVectorize;
+  cl::opt<std::string> streamingStores;
   cl::opt<int64_t> workgroupSize, rowWorkgroupSize;
   cl::opt<std::string> precision;
   cl::opt<bool> channelsLast, noBufferReuse;
