@@ -185,6 +185,19 @@ func.func @conv2d_param_filter_alone(%a0: tensor<1x32x14x14xf32>, %a1: tensor<32
   return %0 : tensor<1x32x14x14xf32>
 }
 
+// Packed convolutions of narrow images (a register tile narrower than
+// the register budget): a 7x7 one with a bias and ReLU epilogue, a lone
+// strided one over a batch of 2, and one of 6 rows of 5 columns.
+// TOL: rtol=1e-4 atol=1e-4
+// REF: (F.relu(F.conv2d(a0, a1, a2, padding=1)), F.conv2d(a3, a4, stride=2, padding=1), F.conv2d(a5, a6, padding=1))
+func.func @conv2d_param_narrow(%a0: tensor<1x48x7x7xf32>, %a1: tensor<64x48x3x3xf32> {fx.param = "w"}, %a2: tensor<64xf32> {fx.param = "b"}, %a3: tensor<2x32x13x13xf32>, %a4: tensor<32x32x3x3xf32> {fx.param = "w2"}, %a5: tensor<1x16x6x5xf32>, %a6: tensor<32x16x3x3xf32> {fx.param = "w3"}) -> (tensor<1x64x7x7xf32>, tensor<2x32x7x7xf32>, tensor<1x32x6x5xf32>) {
+  %0 = fx.convolution %a0, %a1, %a2 {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x48x7x7xf32>, tensor<64x48x3x3xf32>, tensor<64xf32>) -> tensor<1x64x7x7xf32>
+  %1 = fx.relu %0 : (tensor<1x64x7x7xf32>) -> tensor<1x64x7x7xf32>
+  %2 = fx.convolution %a3, %a4 {stride = array<i64: 2, 2>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<2x32x13x13xf32>, tensor<32x32x3x3xf32>) -> tensor<2x32x7x7xf32>
+  %3 = fx.convolution %a5, %a6 {stride = array<i64: 1, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>} : (tensor<1x16x6x5xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x6x5xf32>
+  return %1, %2, %3 : tensor<1x64x7x7xf32>, tensor<2x32x7x7xf32>, tensor<1x32x6x5xf32>
+}
+
 // Non-overlapping windows (stride = window, a patchify layer): the patches
 // are copied out and multiplied by the filter as a matmul
 // (fx-patch-convolutions-to-matmuls), bias and ReLU fused as its epilogue.
