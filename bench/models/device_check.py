@@ -9,10 +9,12 @@ Usage: python3 bench/models/device_check.py DIR [--fxrt-run PATH]
 DIR holds one directory per model with h200.fxa (compiled for the
 nvidia-h200 target), model.safetensors (if it has parameters), input*.npy
 and ref.npz (float64 eager where the model runs in it). Each model runs
-once through fxrt-run --target vulkan; its relative L2 error against the
-reference must be at most --tol (the sweep's tolerance). Needs only NumPy
-and the runtime (fxrt-run, the Vulkan loader), not MLIR or PyTorch: this is
-how the GPU machine, which has no timm or compiler, checks the corpora.
+once through fxrt-run --target vulkan and is checked against the
+reference by fx_mlir.testing.compare, as the sweep checked it here:
+relative L2 error at most --tol, and a constant reference refused. Needs
+only NumPy and the runtime (fxrt-run, the Vulkan loader), not MLIR or
+PyTorch: this is how the GPU machine, which has no timm or compiler,
+checks the corpora.
 Prints a markdown table (also to --out) and exits 1 if any model fails.
 """
 import argparse
@@ -25,12 +27,9 @@ import time
 
 import numpy as np
 
-
-def rel_l2(actual, reference):
-    num = sum(float(np.sum((a.astype(np.float64) - r.astype(np.float64)) ** 2))
-              for a, r in zip(actual, reference))
-    den = sum(float(np.sum(r.astype(np.float64) ** 2)) for r in reference)
-    return (num / den) ** 0.5 if den > 0 else float("nan")
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+from fx_mlir.testing import compare  # noqa: E402  (NumPy only)
 
 
 def check(model_dir, fxrt_run, tol):
@@ -54,14 +53,9 @@ def check(model_dir, fxrt_run, tol):
         with np.load(out) as got, np.load(os.path.join(model_dir, "ref.npz")) as ref:
             actual = [got[f"output{i}"] for i in range(len(got.files))]
             reference = [ref[f"arr_{i}"] for i in range(len(ref.files))]
-    if len(actual) != len(reference) or any(a.shape != r.shape
-                                             for a, r in zip(actual, reference)):
-        return "FAIL", None, seconds, "outputs differ in count or shape from the reference"
-    if all(not np.any(r) for r in reference):
-        return "FAIL", None, seconds, "the reference is all zeros: it proves nothing"
-    err = rel_l2(actual, reference)
-    ok = np.isfinite(err) and err <= tol
-    return ("PASS" if ok else "FAIL"), err, seconds, "" if ok else f"rel L2 {err:.3g} > {tol}"
+    result = compare(actual, reference, tol)
+    err = result.rel_l2 if np.isfinite(result.rel_l2) else None
+    return ("PASS" if result.ok else "FAIL"), err, seconds, "" if result.ok else result.message
 
 
 def main():
