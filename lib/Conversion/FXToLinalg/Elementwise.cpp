@@ -30,15 +30,24 @@ Value constant(OpBuilder &b, Location loc, Type type, double value) {
   return createScalarConstant(b, loc, type, value);
 }
 
+/// Clamps `x` (compute type) to optional bounds, NaN propagating.
+Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
+                  std::optional<double> hi) {
+  if (lo)
+    x = createMaximum(b, loc, x, constant(b, loc, x.getType(), *lo),
+                      kClampFastMath);
+  if (hi)
+    x = createMinimum(b, loc, x, constant(b, loc, x.getType(), *hi),
+                      kClampFastMath);
+  return x;
+}
+
 /// relu6(x + 3) / 6, shared by hardswish and hardsigmoid.
 Value hardsigmoid(OpBuilder &b, Location loc, Value x) {
   Type t = x.getType();
   Value shifted = arith::AddFOp::create(b, loc, x, constant(b, loc, t, 3));
-  Value clamped = createMinimum(
-      b, loc,
-      createMaximum(b, loc, shifted, constant(b, loc, t, 0), kClampFastMath),
-      constant(b, loc, t, 6), kClampFastMath);
-  return arith::DivFOp::create(b, loc, clamped, constant(b, loc, t, 6));
+  return arith::DivFOp::create(b, loc, clampScalar(b, loc, shifted, 0, 6),
+                               constant(b, loc, t, 6));
 }
 
 /// Rounds toward zero: ceil below zero, floor above. MLIR 22's SPIR-V
@@ -448,18 +457,6 @@ struct GeluPattern : OpConversionPattern<GeluOp> {
     return success();
   }
 };
-
-/// Clamps `x` (compute type) to optional bounds, NaN propagating.
-Value clampScalar(OpBuilder &b, Location loc, Value x, std::optional<double> lo,
-                  std::optional<double> hi) {
-  if (lo)
-    x = createMaximum(b, loc, x, constant(b, loc, x.getType(), *lo),
-                      kClampFastMath);
-  if (hi)
-    x = createMinimum(b, loc, x, constant(b, loc, x.getType(), *hi),
-                      kClampFastMath);
-  return x;
-}
 
 template <typename OpTy> struct ClampLikePattern : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
