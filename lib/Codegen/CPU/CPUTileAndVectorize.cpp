@@ -485,22 +485,23 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
   bool widened = lanesWide != width;
   // acc[c * rows + r]: channel c, output row r.
   SmallVector<Value> acc;
-  auto fill = pooling ? output.getDefiningOp<linalg::FillOp>() : nullptr;
-  if (fill) {
+  if (auto fill = pooling ? output.getDefiningOp<linalg::FillOp>() : nullptr) {
     acc.assign(channels * rows,
                vector::BroadcastOp::create(rewriter, loc, rowType,
                                            fill.getInputs()[0]));
     output = fill.getOutputs()[0];
+  } else {
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t r = 0; r < rows; ++r)
+        acc.push_back(vector::TransferReadOp::create(
+            rewriter, loc, rowType, output,
+            ValueRange{zero, index(c), index(r), zero}, padding,
+            ArrayRef<bool>{!widened}));
   }
-  for (int64_t c = 0; c < channels && !fill; ++c)
-    for (int64_t r = 0; r < rows; ++r)
-      acc.push_back(vector::TransferReadOp::create(
-          rewriter, loc, rowType, output,
-          ValueRange{zero, index(c), index(r), zero}, padding,
-          ArrayRef<bool>{!widened}));
+  // The filter's elements, broadcast (a pooling has none).
   int64_t taps = window[0] * window[1];
   SmallVector<Value> weights;
-  for (int64_t c = 0; c < channels && !pooling; ++c)
+  for (int64_t c = 0; c < (pooling ? 0 : channels); ++c)
     for (int64_t kh = 0; kh < window[0]; ++kh)
       for (int64_t kw = 0; kw < window[1]; ++kw)
         weights.push_back(vector::BroadcastOp::create(
