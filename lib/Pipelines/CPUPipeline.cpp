@@ -209,6 +209,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
     // Register-blocked contractions keep their accumulator in registers
     // across the k loop once the loop-invariant subset is hoisted.
     FXCPUTileAndVectorizeOptions tiling = cpuTiling(options);
+    // Row loops compute an elementwise value and its reduction together.
+    pm.addNestedPass<func::FuncOp>(createFXCPUFuseRowReductions());
     pm.addNestedPass<func::FuncOp>(createFXCPUTileAndVectorize(tiling));
     addCleanup(pm);
     pm.addPass(createLoopInvariantSubsetHoistingPass());
@@ -245,6 +247,8 @@ void fx::buildCPUPipeline(OpPassManager &pm,
   }
   // Row normalizations fetch their next row while they compute this one.
   pm.addNestedPass<func::FuncOp>(createFXCPUPrefetchNextRows());
+  // ... and write a row's results during the next row's arithmetic.
+  pm.addNestedPass<func::FuncOp>(createFXCPUPipelineRows());
   // Tile temporaries: one stack slot per function, not a heap buffer per
   // tile.
   pm.addNestedPass<func::FuncOp>(createFXTileBuffersToStack());

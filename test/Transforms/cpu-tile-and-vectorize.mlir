@@ -39,14 +39,33 @@ func.func @matmul_peeled(%a: tensor<20x7xf32>, %b: tensor<7x40xf32>, %c: tensor<
 // -----
 
 // Elementwise ops: one 16-lane vector along the innermost dimension; the
-// boundary tile (37 = 2 * 16 + 5) is a masked transfer.
+// boundary tile (37 = 2 * 16 + 5) is a masked transfer. exp is the
+// project's expansion (ExpApproximation.cpp): the clamped argument's
+// rounded multiple of log2(e) in a float whose low mantissa bits, shifted
+// into the exponent, are 2^(n - 1); a polynomial; the result doubled.
 // CHECK-LABEL: func.func @elementwise_masked(
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[MAGIC:.*]] = arith.constant dense<0x4B40007E> : vector<16xf32>
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant dense<1.44269502> : vector<16xf32>
 // CHECK: scf.for {{.*}} step %c16
 // CHECK: vector.create_mask
-// CHECK: vector.transfer_read {{.*}} : tensor<?xf32>, vector<16xf32>
+// CHECK: %[[X:.*]] = vector.transfer_read {{.*}} : tensor<?xf32>, vector<16xf32>
 // CHECK-NOT: math.exp
-// CHECK: arith.mulf {{.*}} : vector<16xf32>
-// CHECK: vector.transfer_write
+// CHECK: %[[LO:.*]] = arith.cmpf uge, %[[X]]
+// CHECK: %[[XL:.*]] = arith.select %[[LO]], %[[X]]
+// CHECK: %[[HI:.*]] = arith.cmpf ule, %[[XL]]
+// CHECK: %[[XC:.*]] = arith.select %[[HI]], %[[XL]]
+// CHECK: %[[V:.*]] = math.fma %[[XC]], %[[LOG2E]], %[[MAGIC]]
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[V]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[SHIFTED:.*]] = arith.shli %[[BITS]]
+// CHECK: %[[SCALE:.*]] = arith.bitcast %[[SHIFTED]] : vector<16xi32> to vector<16xf32>
+// CHECK: %[[N:.*]] = arith.subf %[[V]], %[[MAGIC]]
+// CHECK-COUNT-7: math.fma
+// CHECK-NOT: math.floor
+// CHECK: %[[SR:.*]] = arith.mulf %[[SCALE]], %{{.*}} : vector<16xf32>
+// CHECK: %[[HALF:.*]] = math.fma %[[SR]], %{{.*}}, %[[SCALE]]
+// CHECK: %[[EXP:.*]] = arith.addf %[[HALF]], %[[HALF]] : vector<16xf32>
+// CHECK: vector.transfer_write %[[EXP]]
 func.func @elementwise_masked(%x: tensor<37xf32>) -> tensor<37xf32> {
   %e = tensor.empty() : tensor<37xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<37xf32>) outs(%e : tensor<37xf32>) {

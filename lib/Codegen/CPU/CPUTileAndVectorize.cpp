@@ -924,6 +924,8 @@ struct CPUTileAndVectorizePass
     // per lane; MLIR's polynomial approximations stay in vector registers
     // (and are accurate to a few ulp: the integration tests hold them to
     // rtol 1e-5). sin/cos keep libm for its full-range argument reduction.
+    // exp has a shorter expansion of the project's own (ExpApproximation.cpp).
+    fx::populateCPUExpApproximationPatterns(patterns, /*benefit=*/2);
     populateMathPolynomialApproximationPatterns(patterns, [](StringRef name) {
       return llvm::is_contained({"math.tanh", "math.exp", "math.expm1",
                                  "math.log", "math.log1p", "math.log2",

@@ -1,6 +1,9 @@
 // Normalization and softmax on the CPU against PyTorch.
 // REQUIRES: torch
 // RUN: %python %fx_src_root/utils/fx-check.py fx-run %s | FileCheck %s
+// Rows long enough for fx-cpu-pipeline-rows, with the non-temporal stores
+// of fx-cpu-streaming-stores and over two threads' chunks of rows:
+// RUN: %python %fx_src_root/utils/fx-check.py fx-run %s --only softmax_long_rows -- --streaming-stores=4096 --num-threads=2 | FileCheck %s
 // CHECK-NOT: FAIL
 // CHECK: {{[0-9]+}} passed, 0 failed
 
@@ -64,6 +67,21 @@ func.func @softmax(%a0: tensor<4x7xf32>) -> (tensor<4x7xf32>, tensor<4x7xf32>, t
 func.func @softmax_stable(%a0: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = fx.softmax %a0 {dim = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
+}
+
+// Rows of 512 (32 vector steps: fx-cpu-pipeline-rows writes each row's
+// results during the next row's exps): an odd number of rows, a single
+// row (no steady state: the first row's loops, then its last loop), and
+// rows of large logits and of -inf ones (their exp is 0).
+// INPUT a2: np.where(np.arange(1024).reshape(2, 512) % 3 == 0, -np.inf, np.random.default_rng(3).standard_normal((2, 512)) * 40).astype(np.float32)
+// TOL: rtol=1e-5 atol=1e-7
+// REF: (torch.softmax(a0, -1), torch.log_softmax(a0, -1), torch.softmax(a1, -1), torch.softmax(a2, -1))
+func.func @softmax_long_rows(%a0: tensor<5x512xf32>, %a1: tensor<1x512xf32>, %a2: tensor<2x512xf32>) -> (tensor<5x512xf32>, tensor<5x512xf32>, tensor<1x512xf32>, tensor<2x512xf32>) {
+  %0 = fx.softmax %a0 {dim = -1 : i64} : (tensor<5x512xf32>) -> tensor<5x512xf32>
+  %1 = fx.log_softmax %a0 {dim = -1 : i64} : (tensor<5x512xf32>) -> tensor<5x512xf32>
+  %2 = fx.softmax %a1 {dim = -1 : i64} : (tensor<1x512xf32>) -> tensor<1x512xf32>
+  %3 = fx.softmax %a2 {dim = -1 : i64} : (tensor<2x512xf32>) -> tensor<2x512xf32>
+  return %0, %1, %2, %3 : tensor<5x512xf32>, tensor<5x512xf32>, tensor<1x512xf32>, tensor<2x512xf32>
 }
 
 // TOL: rtol=2e-3 atol=2e-3

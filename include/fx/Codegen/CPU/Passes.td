@@ -234,6 +234,25 @@ def FXEmitCInterface : Pass<"fx-emit-c-interface", "ModuleOp"> {
   }];
 }
 
+def FXCPUFuseRowReductions : Pass<"fx-cpu-fuse-row-reductions",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Compute an elementwise op's result and its reduction in "
+                "one loop";
+  let description = [{
+    On tensors, before `fx-cpu-tile-and-vectorize`: a `linalg.generic`
+    reduction whose input is the result of an elementwise `linalg.generic`
+    (all loops parallel, one result, identity indexing maps on both sides,
+    the same loop ranges) that something after the reduction also reads
+    becomes one generic with two results: the elementwise value, stored
+    as before for its other readers, and the reduction, combined as the
+    value is computed. A softmax's `exp(x - max)` and its sum, a layer
+    norm's `x - mean` and its sum of squares: one walk of the row each
+    instead of two. Upstream's elementwise fusion leaves these alone (the
+    producer has other readers; fusing would compute it twice).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FXCPUVectorAccumulators : Pass<"fx-cpu-vector-accumulators",
                                    "::mlir::func::FuncOp"> {
   let summary = "Carry row reductions in vector accumulators";
@@ -273,6 +292,32 @@ def FXCPUPrefetchNextRows : Pass<"fx-cpu-prefetch-next-rows",
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
+}
+
+def FXCPUPipelineRows : Pass<"fx-cpu-pipeline-rows", "::mlir::func::FuncOp"> {
+  let summary = "Write a row's results while the next row computes";
+  let description = [{
+    On buffers, after `fx-cpu-streaming-stores` and
+    `fx-cpu-prefetch-next-rows`: in an `scf.for` of step 1 over rows whose
+    body ends with two loops of the same static bounds (then only
+    deallocations), where the last loop writes a row of a buffer from
+    outside the row loop that nothing else in the body touches, and reads
+    buffers allocated in the body (a softmax's exponentials and their sum,
+    a layer norm's centred row and its scale) or buffers the body does not
+    write: the last loop of row `r` runs inside the loop before it of row
+    `r + 1`, one element step of each per iteration. Its buffers from the
+    body get two copies, alternating between rows; the first row's loops
+    before the last run ahead of the row loop and the last row's last loop
+    after it. The stores of one row (non-temporal ones bound by the memory
+    bus) then overlap the next row's arithmetic (an exp per element)
+    instead of following it. Only where the loop before the last computes
+    at least 8 vector operations per element step (an exp: a layer norm's
+    three were slower pipelined) over at least 16 steps; other row loops
+    are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 def FXCPUPrefetchPackedFilters : Pass<"fx-cpu-prefetch-packed-filters",
