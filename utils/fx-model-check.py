@@ -105,7 +105,21 @@ def _make_peers(model, inputs, expected, args):
             exported = Wrapped()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            torch.onnx.export(exported, tuple(inputs), buffer, dynamo=False)
+            try:
+                torch.onnx.export(exported, tuple(inputs), buffer, dynamo=False)
+            except Exception as legacy:  # noqa: BLE001
+                # The legacy exporter lacks some ops (GPT-2's aten::diff);
+                # torch.export's exporter (onnxscript) has them.
+                print(f"ONNX Runtime: the legacy exporter failed "
+                      f"({type(legacy).__name__}: {str(legacy)[:120]}); "
+                      "exporting with dynamo=True", file=sys.stderr)
+                program = torch.onnx.export(exported, tuple(inputs), dynamo=True,
+                                            verbose=False)
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = os.path.join(tmp, "model.onnx")
+                    program.save(path)
+                    with open(path, "rb") as f:
+                        buffer = io.BytesIO(f.read())
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
@@ -200,16 +201,18 @@ struct FuseElementwisePass
     // (Through a chain of elementwise ops: batch norm + add, then ReLU.)
     std::function<bool(Operation *, int)> isEpilogue = [&](Operation *op,
                                                            int depth) {
-      return depth < 8 && llvm::any_of(op->getOperands(), [&](Value v) {
-               auto def = v.getDefiningOp<linalg::LinalgOp>();
-               if (!def)
-                 return false;
-               if (linalg::isaContractionOpInterface(def) ||
-                   linalg::isaConvolutionOpInterface(def))
-                 return true;
-               return def.getNumReductionLoops() == 0 &&
-                      isEpilogue(def, depth + 1);
-             });
+      return depth < 8 && llvm::any_of(
+                              op->getOperands(),
+                              [&](Value v) {
+                                auto def = v.getDefiningOp<linalg::LinalgOp>();
+                                if (!def)
+                                  return false;
+                                if (linalg::isaContractionOpInterface(def) ||
+                                    linalg::isaConvolutionOpInterface(def))
+                                  return true;
+                                return def.getNumReductionLoops() == 0 &&
+                                       isEpilogue(def, depth + 1);
+                              });
     };
     linalg::ControlFusionFn control = [&](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
@@ -300,6 +303,12 @@ struct FuseElementwisePass
     }
     RewritePatternSet patterns(ctx);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    // Powers by constants (folded into the bodies above) as multiplies and
+    // square roots: GPT-2's GELU cubes its input with torch.pow(x, 3.0),
+    // which as math.powf was a libm call per element on the CPU (1.5 ms
+    // per layer for 128 x 3072 elements, two threads of a Zen 5 EPYC) and
+    // an exp2(y * log2|x|) on Vulkan.
+    populateMathAlgebraicSimplificationPatterns(patterns);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);

@@ -232,3 +232,27 @@ func.func @matmul_expand_chain(%a: tensor<64x8xf32>, %w: tensor<16x8xf32>, %b: t
   } -> tensor<4x4x4x16xf32>
   return %r : tensor<4x4x4x16xf32>
 }
+
+// -----
+
+// Powers by constants become multiplies and square roots once the constant
+// is in the fused body (GPT-2's GELU: torch.pow(x, 3.0)); a power by a
+// tensor stays math.powf.
+// CHECK-LABEL: func.func @constant_powers
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: math.powf %[[X]]
+// CHECK-DAG: %[[ROOT:.*]] = math.sqrt %[[X]] : f32
+// CHECK-DAG: %[[SQ:.*]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK-DAG: %[[CUBE:.*]] = arith.mulf %[[X]], %[[SQ]] : f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[CUBE]], %[[ROOT]] : f32
+// CHECK: %[[ANY:.*]] = math.powf %[[SUM]], %[[Y]] : f32
+// CHECK: linalg.yield %[[ANY]]
+func.func @constant_powers(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %three = fx.constant dense<3.0> : tensor<f32>
+  %half = fx.constant dense<0.5> : tensor<f32>
+  %0 = fx.pow %x, %three : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %1 = fx.pow %x, %half : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+  %2 = fx.add %0, %1 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %3 = fx.pow %2, %y : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+}

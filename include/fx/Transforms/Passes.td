@@ -276,6 +276,12 @@ def FXFuseElementwise : Pass<"fx-fuse-elementwise", "func::FuncOp"> {
     contraction into a generic the CPU backend cannot register-tile (17x
     slower attention block, measured).
 
+    Powers by constants that fusion folded into a body become multiplies,
+    divisions and square roots (MLIR's math algebraic simplification:
+    `x^2`, `x^3`, `x^-1`, `x^0.5`, ...): GPT-2's GELU cubes with
+    `torch.pow(x, 3.0)`, which as `math.powf` was a libm call per element
+    on the CPU.
+
     Reshapes next to contractions are folded the other way: an elementwise
     op that reads a matmul's result through a `tensor.expand_shape`
     (`linear` of a [1, H, W, C] input is a 2-d matmul between views) is

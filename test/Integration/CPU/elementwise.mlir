@@ -314,6 +314,25 @@ func.func @pow_f32(%a0: tensor<2x3xf32>, %a1: tensor<3xf32>) -> tensor<2x3xf32> 
   return %0 : tensor<2x3xf32>
 }
 
+// Powers by constants, which fx-fuse-elementwise turns into multiplies,
+// square roots and divisions: negative bases included (x^3 keeps the sign,
+// as GPT-2's GELU needs), x^0.5 of non-negative ones, x^-1, x^-2.
+// INPUT a1: np.abs(np.random.default_rng(5).standard_normal((3, 5))).astype(np.float32)
+// REF: (torch.pow(a0, 3.0), torch.pow(a0, 2.0), torch.pow(a1, 0.5), torch.pow(a0, -1.0), torch.pow(a0, -2.0))
+func.func @pow_by_constants(%a0: tensor<3x5xf32>, %a1: tensor<3x5xf32>) -> (tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>) {
+  %c3 = fx.constant dense<3.0> : tensor<f32>
+  %c2 = fx.constant dense<2.0> : tensor<f32>
+  %ch = fx.constant dense<0.5> : tensor<f32>
+  %cm1 = fx.constant dense<-1.0> : tensor<f32>
+  %cm2 = fx.constant dense<-2.0> : tensor<f32>
+  %0 = fx.pow %a0, %c3 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %1 = fx.pow %a0, %c2 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %2 = fx.pow %a1, %ch : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %3 = fx.pow %a0, %cm1 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %4 = fx.pow %a0, %cm2 : (tensor<3x5xf32>, tensor<f32>) -> tensor<3x5xf32>
+  return %0, %1, %2, %3, %4 : tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>, tensor<3x5xf32>
+}
+
 // The f32 scalar keeps its precision in the f32 computation, then the result
 // rounds to f16: what PyTorch 2.11 (on the GPU machine) and Inductor compute.
 // PyTorch 1.13 rounded the scalar to f16 first, so the reference spells it
