@@ -90,6 +90,15 @@ print(sorted(times)[len(times) // 2])
 """
 
 
+def _let_threads_idle():
+    """Waits until this process's OpenMP threads (eager PyTorch's,
+    Inductor's) stop spinning for work: they spin for a while after each
+    parallel region, and a contender timed in a subprocess right after
+    shared the CPU with them (a 0.2 ms transformer encoder layer measured
+    0.68 ms after eager PyTorch, 0.20 with OMP_WAIT_POLICY=PASSIVE)."""
+    time.sleep(0.5)
+
+
 class _OrtProcess:
     """ONNX Runtime's timing, one process per call (see _ORT_TIMER)."""
 
@@ -103,6 +112,7 @@ class _OrtProcess:
         self.threads = threads
 
     def median_ms(self, runs):
+        _let_threads_idle()
         out = subprocess.run([sys.executable, "-c", _ORT_TIMER, self.model, self.feed,
                               str(self.threads), str(runs)],
                              capture_output=True, text=True, check=True).stdout
@@ -362,6 +372,7 @@ def main():
                 if median:
                     medians["run"].append(float(median.group(1)))
             else:
+                _let_threads_idle()
                 medians["run"].append(_fxrt_median_ms(
                     fxrt, artifact, weights if imported.params else None, input_paths,
                     args.bench))
