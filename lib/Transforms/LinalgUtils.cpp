@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -239,4 +240,10 @@ OpOperand *fx::tiedDestination(OpResult result) {
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     return dps.getTiedOpOperand(result);
   return nullptr;
+}
+
+Value fx::viewedBuffer(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
 }

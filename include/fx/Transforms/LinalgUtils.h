@@ -132,6 +132,10 @@ bool isConstantFill(Operation *op);
 /// scf.forall, the initial value of an scf.for), or null.
 OpOperand *tiedDestination(OpResult result);
 
+/// The buffer `memref` is a view of, through any chain of view-like ops
+/// (subviews, casts, reshapes); `memref` itself if it is no view.
+Value viewedBuffer(Value memref);
+
 } // namespace mlir::fx
 
 #endif // FX_TRANSFORMS_LINALGUTILS_H

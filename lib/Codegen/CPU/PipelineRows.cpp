@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Codegen/CPU/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,13 +46,6 @@ constexpr int64_t kMinArithmetic = 8;
 /// Most stack for the two copies of the carried buffers (a 16 KiB row of
 /// f32 takes 32 KiB).
 constexpr int64_t kMaxCarriedBytes = 128 * 1024;
-
-/// The buffer `value` is a view of (through view-like ops).
-Value rootOf(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
 
 struct Plan {
   scf::ForOp rows, penult;
@@ -198,7 +192,7 @@ std::optional<Plan> analyze(scf::ForOp rows) {
       return std::nullopt;
     if (!value)
       return std::nullopt;
-    Value root = rootOf(value);
+    Value root = fx::viewedBuffer(value);
     if (isa<MemoryEffects::Write>(effect.getEffect())) {
       if (!rows.isDefinedOutsideOfLoop(root))
         return std::nullopt;
@@ -220,7 +214,7 @@ std::optional<Plan> analyze(scf::ForOp rows) {
           return std::nullopt;
         continue;
       }
-      Value root = rootOf(value);
+      Value root = fx::viewedBuffer(value);
       if (written.contains(root))
         return std::nullopt;
       if (isa<MemoryEffects::Write>(effect.getEffect()) &&

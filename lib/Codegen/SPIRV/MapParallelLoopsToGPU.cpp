@@ -10,6 +10,7 @@
 
 #include "fx/Codegen/SPIRV/GPUUtils.h"
 #include "fx/Codegen/SPIRV/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -136,13 +137,6 @@ static LogicalResult mapLoop(scf::ParallelOp loop, int64_t workgroupSize,
   return success();
 }
 
-/// The buffer `memref` is a view of (through any chain of views).
-static Value viewedBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
 /// Keeps an accumulator in a register across `loop`: a load and a later
 /// store of one element at loop-invariant indices, in the loop's body, with
 /// no other write to memory in the loop and no other access to that buffer,
@@ -173,11 +167,11 @@ static void promoteAccumulator(scf::ForOp loop) {
         return !loop.isDefinedOutsideOfLoop(index);
       }))
     return;
-  Value buffer = viewedBuffer(store.getMemRef());
+  Value buffer = fx::viewedBuffer(store.getMemRef());
   memref::LoadOp load;
   bool otherAccess = false;
   loop.getBody()->walk([&](memref::LoadOp l) {
-    if (viewedBuffer(l.getMemRef()) != buffer)
+    if (fx::viewedBuffer(l.getMemRef()) != buffer)
       return;
     bool same = l->getBlock() == body && l.getMemRef() == store.getMemRef() &&
                 l.getIndices() == store.getIndices() &&

@@ -75,13 +75,6 @@ std::optional<gpu::AllReduceOperation> reduceKind(Operation *combiner) {
       .Default([](Operation *) { return std::nullopt; });
 }
 
-/// The memref a view chain starts from.
-Value baseBuffer(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
-}
-
 /// Builds the launch of one row kernel.
 class RowKernelBuilder {
 public:
@@ -120,7 +113,7 @@ private:
     return arith::ConstantIndexOp::create(b, loc, v);
   }
   bool isPrivate(Value memref) {
-    return privateBuffers.contains(baseBuffer(memref));
+    return privateBuffers.contains(fx::viewedBuffer(memref));
   }
   LogicalResult checkRead(Operation *op, Value memref, bool threadZeroOnly);
   void noteWrite(Value memref, bool threadZeroOnly);
@@ -165,7 +158,7 @@ private:
 
 LogicalResult RowKernelBuilder::checkRead(Operation *op, Value memref,
                                           bool threadZeroOnly) {
-  auto it = written.find(baseBuffer(memref));
+  auto it = written.find(fx::viewedBuffer(memref));
   if (it == written.end() || (it->second && threadZeroOnly))
     return success();
   return op->emitOpError(
@@ -174,9 +167,10 @@ LogicalResult RowKernelBuilder::checkRead(Operation *op, Value memref,
 }
 
 void RowKernelBuilder::noteWrite(Value memref, bool threadZeroOnly) {
-  Value base = baseBuffer(memref);
+  Value base = fx::viewedBuffer(memref);
   for (auto it = resident.begin(); it != resident.end();)
-    if (baseBuffer(Value::getFromOpaquePointer(std::get<0>(it->first))) == base)
+    if (fx::viewedBuffer(Value::getFromOpaquePointer(std::get<0>(it->first))) ==
+        base)
       it = resident.erase(it);
     else
       ++it;
@@ -229,7 +223,8 @@ Value RowKernelBuilder::emitPayload(OpBuilder &b, linalg::GenericOp op,
     }
     AffineMap map = op.getMatchingIndexingMap(&operand);
     std::optional<ResidentKey> key;
-    if (trip && !isPrivate(source) && !written.count(baseBuffer(source))) {
+    if (trip && !isPrivate(source) &&
+        !written.count(fx::viewedBuffer(source))) {
       key = ResidentKey(source.getAsOpaquePointer(), map.getAsOpaquePointer(),
                         std::vector<int64_t>(ranges.begin(), ranges.end()),
                         *trip);

@@ -26,17 +26,10 @@
 
 namespace mlir::fx::matmul {
 
-/// The buffer a view is a view of (through subviews, casts, reshapes).
-static Value rootOf(Value buffer) {
-  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
-    buffer = view.getViewSource();
-  return buffer;
-}
-
 /// The root of `buffer` and every view derived from it.
 static llvm::SmallDenseSet<Value> aliasesOf(Value buffer) {
   llvm::SmallDenseSet<Value> set;
-  SmallVector<Value> work{rootOf(buffer)};
+  SmallVector<Value> work{fx::viewedBuffer(buffer)};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!set.insert(v).second)
@@ -304,7 +297,7 @@ static linalg::GenericOp findEpilogue(linalg::LinalgOp op,
   // that writes in place of a buffer the GEMM reads gets a buffer of its
   // own.
   bool racing = llvm::any_of(kernelReads, [&](Value read) {
-    return aliasesOf(read).contains(rootOf(result));
+    return aliasesOf(read).contains(fx::viewedBuffer(result));
   });
   if (racing && !renameOutput(op, generic))
     return nullptr;
@@ -499,9 +492,9 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
       return false;
   }
   // What the kernel writes (the GEMM's output, the epilogue's).
-  SmallVector<Value> written{rootOf(op.getDpsInits()[0])};
+  SmallVector<Value> written{fx::viewedBuffer(op.getDpsInits()[0])};
   if (fusion.epilogue)
-    written.push_back(rootOf(fusion.epilogue.getDpsInits()[0]));
+    written.push_back(fx::viewedBuffer(fusion.epilogue.getDpsInits()[0]));
   // Its inputs still hold what it read when the kernel reads them, and the
   // kernel does not write them. One that it wrote in place (EfficientNet's
   // scaling of the expanded activations) it read at the same element
@@ -511,7 +504,7 @@ bool absorbInputPrologue(linalg::LinalgOp op, unsigned operand,
     if (!isa<MemRefType>(buffer.getType()))
       continue;
     auto readSet = aliasesOf(buffer);
-    if (readSet.contains(rootOf(input)) &&
+    if (readSet.contains(fx::viewedBuffer(input)) &&
         (buffer != input || !generic.getMatchingIndexingMap(read).isIdentity()))
       return false;
     if (llvm::any_of(written,
