@@ -84,12 +84,9 @@ bool canMergeSiblings(linalg::GenericOp a, linalg::GenericOp b) {
       if (isa<linalg::LinalgOp>(user) &&
           llvm::is_contained(user->getOperands(), shared))
         return false;
+  if (!fx::usedOnlyAfter(a->getResults(), b))
+    return false;
   Block *block = a->getBlock();
-  for (Operation *user : a->getUsers()) {
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    if (!ancestor || !b->isBeforeInBlock(ancestor))
-      return false;
-  }
   BackwardSliceOptions options;
   options.filter = [&](Operation *op) {
     return op->getBlock() == block && !op->isBeforeInBlock(a);

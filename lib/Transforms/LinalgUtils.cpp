@@ -242,6 +242,19 @@ OpOperand *fx::tiedDestination(OpResult result) {
   return nullptr;
 }
 
+bool fx::usedOnlyAfter(ValueRange values, Operation *op) {
+  Block *block = op->getBlock();
+  for (Value value : values)
+    for (Operation *user : value.getUsers()) {
+      if (user == op)
+        continue;
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!ancestor || !op->isBeforeInBlock(ancestor))
+        return false;
+    }
+  return true;
+}
+
 Value fx::viewedBuffer(Value memref) {
   while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
     memref = view.getViewSource();

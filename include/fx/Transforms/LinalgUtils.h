@@ -132,6 +132,11 @@ bool isConstantFill(Operation *op);
 /// scf.forall, the initial value of an scf.for), or null.
 OpOperand *tiedDestination(OpResult result);
 
+/// Whether every user of `values` other than `op` is in `op`'s block after
+/// `op`, or nested in an op there: an op that takes `op`'s place may then
+/// define those values.
+bool usedOnlyAfter(ValueRange values, Operation *op);
+
 /// The buffer `memref` is a view of, through any chain of view-like ops
 /// (subviews, casts, reshapes); `memref` itself if it is no view.
 Value viewedBuffer(Value memref);

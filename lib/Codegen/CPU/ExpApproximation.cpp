@@ -54,19 +54,14 @@ struct ExpF32 : public OpRewritePattern<math::ExpOp> {
     Type intType = rewriter.getI32Type();
     if (vector)
       intType = vector.clone(intType);
-    auto f = [&](float value) -> Value {
-      Attribute attr = rewriter.getF32FloatAttr(value);
-      if (vector)
-        attr = DenseElementsAttr::get(vector, attr);
-      return arith::ConstantOp::create(rewriter, loc, type,
-                                       cast<TypedAttr>(attr));
+    // A constant of `shaped` (f32 or i32, scalar or vector) from `scalar`.
+    auto splat = [&](Type shaped, TypedAttr scalar) -> Value {
+      if (auto vectorType = dyn_cast<VectorType>(shaped))
+        scalar = DenseElementsAttr::get(vectorType, Attribute(scalar));
+      return arith::ConstantOp::create(rewriter, loc, shaped, scalar);
     };
-    auto i = [&](int32_t value) -> Value {
-      Attribute attr = rewriter.getI32IntegerAttr(value);
-      if (vector)
-        attr = DenseElementsAttr::get(cast<ShapedType>(intType), attr);
-      return arith::ConstantOp::create(rewriter, loc, intType,
-                                       cast<TypedAttr>(attr));
+    auto f = [&](float value) {
+      return splat(type, rewriter.getF32FloatAttr(value));
     };
     auto fma = [&](Value a, Value b, Value c) -> Value {
       return math::FmaOp::create(rewriter, loc, a, b, c);
@@ -86,7 +81,7 @@ struct ExpF32 : public OpRewritePattern<math::ExpOp> {
     Value v = fma(xc, f(1.44269502162933349609375f), f(magic));
     Value bits = arith::ShLIOp::create(
         rewriter, loc, arith::BitcastOp::create(rewriter, loc, intType, v),
-        i(23));
+        splat(intType, rewriter.getI32IntegerAttr(23)));
     Value scale = arith::BitcastOp::create(rewriter, loc, type, bits);
     Value n = arith::SubFOp::create(rewriter, loc, v, f(magic));
     Value r = fma(n, f(-0.693359375f), xc);

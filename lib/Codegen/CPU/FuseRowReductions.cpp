@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Codegen/CPU/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -22,19 +23,6 @@ using namespace mlir;
 
 namespace {
 
-/// Whether every use of `value` but `reduction` is in an op after
-/// `reduction` in its block (or nested in one).
-static bool otherUsesFollow(Value value, Operation *reduction) {
-  for (Operation *user : value.getUsers()) {
-    if (user == reduction)
-      continue;
-    Operation *ancestor = reduction->getBlock()->findAncestorOpInBlock(*user);
-    if (!ancestor || !reduction->isBeforeInBlock(ancestor))
-      return false;
-  }
-  return true;
-}
-
 /// The elementwise producer of input `operand` of `reduction` that the
 /// two can merge into one generic, or null.
 static linalg::GenericOp mergeableProducer(linalg::GenericOp reduction,
@@ -48,7 +36,7 @@ static linalg::GenericOp mergeableProducer(linalg::GenericOp reduction,
       producer.getStaticLoopRanges() != reduction.getStaticLoopRanges() ||
       !producer.getIndexingMapsArray().back().isIdentity() ||
       !reduction.getMatchingIndexingMap(&operand).isIdentity() ||
-      operand.get().hasOneUse() || !otherUsesFollow(operand.get(), reduction))
+      operand.get().hasOneUse() || !fx::usedOnlyAfter(operand.get(), reduction))
     return nullptr;
   // The producer's init is not read (an elementwise op writes it whole).
   if (producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)))

@@ -15,6 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BufferUses.h"
+
 #include "fx/Codegen/CPU/Passes.h"
 #include "fx/Transforms/LinalgUtils.h"
 
@@ -25,7 +27,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXCPUPIPELINEROWS
@@ -43,8 +44,8 @@ constexpr int64_t kMinSteps = 16;
 /// before the last for the pipelining to pay.
 constexpr int64_t kMinArithmetic = 8;
 
-/// Most stack for the two copies of the carried buffers (a 16 KiB row of
-/// f32 takes 32 KiB).
+/// Most stack a function gives the two copies of its pipelined row loops'
+/// carried buffers (a 16 KiB row of f32 takes 32 KiB).
 constexpr int64_t kMaxCarriedBytes = 128 * 1024;
 
 struct Plan {
@@ -59,6 +60,8 @@ struct Plan {
   /// Ops of the body (in order) whose values `last` uses, recomputed for
   /// the row `last` runs for (views of the row, constants).
   SmallVector<Operation *> recomputed;
+  /// Stack bytes of the carried buffers' two copies.
+  int64_t carriedBytes = 0;
 };
 
 /// The memory effects of `op` and everything nested in it, or failure
@@ -222,20 +225,17 @@ std::optional<Plan> analyze(scf::ForOp rows) {
         return std::nullopt;
     }
   }
-  int64_t bytes = 0;
-  for (Operation *alloc : carried) {
-    for (Operation *user : alloc->getResult(0).getUsers())
-      if (user->getBlock() != body && !rows->isProperAncestor(user))
-        return std::nullopt;
-    MemRefType type = cast<memref::AllocOp>(alloc).getType();
-    if (!type.getElementType().isIntOrFloat())
+  // (A buffer allocated in the body is used there only: its uses are
+  // dominated by it, and an op that might keep it, a call, has no known
+  // memory effects and was refused above.)
+  for (Operation *op : carried) {
+    auto alloc = cast<memref::AllocOp>(op);
+    std::optional<int64_t> bytes = fx::cpu::staticBufferBytes(alloc.getType());
+    if (!bytes)
       return std::nullopt;
-    bytes += 2 * type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    plan.carriedBytes += 2 * *bytes;
+    plan.carried.push_back(alloc);
   }
-  if (bytes > kMaxCarriedBytes)
-    return std::nullopt;
-  for (Operation *op : carried)
-    plan.carried.push_back(cast<memref::AllocOp>(op));
   plan.recomputed = recomputed.takeVector();
   llvm::sort(plan.recomputed,
              [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
@@ -245,7 +245,7 @@ std::optional<Plan> analyze(scf::ForOp rows) {
 /// Clones `op` with `mapping`, unless it is a carried allocation or the
 /// deallocation of one.
 void cloneUnlessCarried(OpBuilder &b, Operation &op, IRMapping &mapping,
-                        Plan &plan) {
+                        const Plan &plan) {
   if (auto alloc = dyn_cast<memref::AllocOp>(op))
     if (llvm::is_contained(plan.carried, alloc))
       return;
@@ -256,7 +256,7 @@ void cloneUnlessCarried(OpBuilder &b, Operation &op, IRMapping &mapping,
   b.clone(op, mapping);
 }
 
-void pipeline(Plan plan) {
+void pipeline(Plan &plan) {
   scf::ForOp rows = plan.rows;
   Location loc = rows.getLoc();
   OpBuilder b(rows);
@@ -390,12 +390,18 @@ struct PipelineRowsPass
     });
     // (Row loops nested in another that is pipelined are left alone: it
     // would be cloned.)
-    for (Plan &plan : plans)
-      if (llvm::none_of(plans, [&](Plan &other) {
+    int64_t stack = 0;
+    for (Plan &plan : plans) {
+      if (llvm::any_of(plans, [&](Plan &other) {
             return other.rows != plan.rows &&
                    other.rows->isProperAncestor(plan.rows);
           }))
-        pipeline(plan);
+        continue;
+      if (stack + plan.carriedBytes > kMaxCarriedBytes)
+        continue;
+      stack += plan.carriedBytes;
+      pipeline(plan);
+    }
   }
 };
 
