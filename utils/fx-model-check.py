@@ -63,30 +63,35 @@ def _median_ms(fn, repeats):
     return sorted(times)[len(times) // 2]
 
 
-# Times an ONNX model with ONNX Runtime in a process of its own: argv is the
-# model, the inputs (.npz, in the session's input order), the threads and
-# the runs; prints the median ms. In this process, the session's pool
-# threads spin after each run and took the CPU from the contenders timed
-# after it (fxrt-run's 0.19 ms transformer encoder layer measured 0.68).
-_ORT_TIMER = """
+# Runs an ONNX model with ONNX Runtime in a process of its own: argv is the
+# model, the inputs (.npz, input0... in the session's input order), the
+# threads, the timed runs and where to save the first run's outputs (.npz,
+# or ""); prints the median ms of the timed runs. In the checking process,
+# the session's pool threads spun after each run and took the CPU from the
+# contenders timed after it (fxrt-run's 0.19 ms transformer encoder layer
+# measured 0.68).
+_ORT_SCRIPT = """
 import sys, time
 import numpy as np
 import onnxruntime
-path, feed_path, threads, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+path, feed_path, threads, runs, out = sys.argv[1:6]
 options = onnxruntime.SessionOptions()
-options.intra_op_num_threads = threads
+options.intra_op_num_threads = int(threads)
 options.inter_op_num_threads = 1
 session = onnxruntime.InferenceSession(path, options, providers=["CPUExecutionProvider"])
 with np.load(feed_path) as data:
     feed = {i.name: data[f"input{k}"] for k, i in enumerate(session.get_inputs())}
-for _ in range(3):
+outputs = session.run(None, feed)
+if out:
+    np.savez(out, *outputs)
+for _ in range(2):  # warm-up, with the run above as _median_ms's three
     session.run(None, feed)
 times = []
-for _ in range(runs):
+for _ in range(int(runs)):
     start = time.perf_counter()
     session.run(None, feed)
     times.append((time.perf_counter() - start) * 1e3)
-print(sorted(times)[len(times) // 2])
+print(sorted(times)[len(times) // 2] if times else 0)
 """
 
 
@@ -100,28 +105,39 @@ def _let_threads_idle():
 
 
 class _OrtProcess:
-    """ONNX Runtime's timing, one process per call (see _ORT_TIMER)."""
+    """ONNX Runtime on `model` (the path to export to), run in a process of
+    its own per call (see _ORT_SCRIPT); the files go with the object."""
 
-    def __init__(self, model_bytes, feed, threads):
-        self.dir = tempfile.mkdtemp(prefix="fx-ort-")
-        self.model = os.path.join(self.dir, "model.onnx")
-        with open(self.model, "wb") as f:
-            f.write(model_bytes)
-        self.feed = os.path.join(self.dir, "feed.npz")
-        np.savez(self.feed, **{f"input{k}": v for k, v in enumerate(feed)})
-        self.threads = threads
+    def __init__(self, inputs, threads):
+        self._dir = tempfile.TemporaryDirectory(prefix="fx-ort-")
+        self.model = os.path.join(self._dir.name, "model.onnx")
+        self._feed = os.path.join(self._dir.name, "feed.npz")
+        np.savez(self._feed, **{f"input{k}": t.numpy() for k, t in enumerate(inputs)})
+        self._threads = threads
+
+    def _run(self, runs, out=""):
+        proc = subprocess.run([sys.executable, "-c", _ORT_SCRIPT, self.model, self._feed,
+                               str(self._threads), str(runs), out],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr.strip()[-300:])
+        return float(proc.stdout.split()[-1])
+
+    def outputs(self):
+        path = os.path.join(self._dir.name, "outputs.npz")
+        self._run(0, path)
+        with np.load(path) as data:
+            return [data[f"arr_{i}"] for i in range(len(data.files))]
 
     def median_ms(self, runs):
         _let_threads_idle()
-        out = subprocess.run([sys.executable, "-c", _ORT_TIMER, self.model, self.feed,
-                              str(self.threads), str(runs)],
-                             capture_output=True, text=True, check=True).stdout
-        return float(out.split()[-1])
+        return self._run(runs)
 
 
 def _make_peers(model, inputs, expected, args):
     """torch.compile (Inductor, default mode) and ONNX Runtime on the same
-    inputs, each checked against eager: a dict of name -> callable, plus the
+    inputs, each checked against eager: a dict of name -> timer (runs ->
+    median ms), plus the
     text ` inductor_compile=...s` and `name=nan` for a peer that failed
     (with the reason on stderr). A peer that computes something else is not
     timed."""
@@ -143,16 +159,14 @@ def _make_peers(model, inputs, expected, args):
         def run_compiled():
             with torch.no_grad():
                 compiled(*inputs)
-        peers["inductor"] = run_compiled
+        peers["inductor"] = lambda runs: _median_ms(run_compiled, runs)
         text += f" inductor_compile={compile_s:.1f}s"
     except Exception as e:  # noqa: BLE001 - any failure is reported, not fatal
         print(f"torch.compile: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
         text += " inductor=nan"
     try:
-        import io
         import warnings
-        import onnxruntime
-        buffer = io.BytesIO()
+        ort = _OrtProcess(inputs, threads)
         exported = model
         if not isinstance(model, torch.nn.Module):  # a plain function
             class Wrapped(torch.nn.Module):
@@ -162,29 +176,17 @@ def _make_peers(model, inputs, expected, args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             try:
-                torch.onnx.export(exported, tuple(inputs), buffer, dynamo=False)
+                torch.onnx.export(exported, tuple(inputs), ort.model, dynamo=False)
             except Exception as legacy:  # noqa: BLE001
                 # The legacy exporter lacks some ops (GPT-2's aten::diff);
                 # torch.export's exporter (onnxscript) has them.
                 print(f"ONNX Runtime: the legacy exporter failed "
                       f"({type(legacy).__name__}: {str(legacy)[:120]}); "
                       "exporting with dynamo=True", file=sys.stderr)
-                program = torch.onnx.export(exported, tuple(inputs), dynamo=True,
-                                            verbose=False)
-                with tempfile.TemporaryDirectory() as tmp:
-                    path = os.path.join(tmp, "model.onnx")
-                    program.save(path)
-                    with open(path, "rb") as f:
-                        buffer = io.BytesIO(f.read())
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        session = onnxruntime.InferenceSession(buffer.getvalue(), options,
-                                               providers=["CPUExecutionProvider"])
-        feed = {i.name: t.numpy() for i, t in zip(session.get_inputs(), inputs)}
-        checked("ONNX Runtime", session.run(None, feed))
-        peers["ort"] = _OrtProcess(buffer.getvalue(), list(feed.values()), threads)
-        del session  # (its pool threads end here)
+                torch.onnx.export(exported, tuple(inputs), dynamo=True,
+                                  verbose=False).save(ort.model)
+        checked("ONNX Runtime", ort.outputs())
+        peers["ort"] = ort.median_ms
     except Exception as e:  # noqa: BLE001
         print(f"ONNX Runtime: {type(e).__name__}: {str(e)[:300]}", file=sys.stderr)
         text += " ort=nan"
@@ -365,9 +367,8 @@ def main():
         for round_index in range(max(args.rounds, 1)):
             with torch.no_grad():
                 medians["eager"].append(_median_ms(lambda: made(*inputs), args.bench))
-            for name, fn in peers.items():
-                medians[name].append(fn.median_ms(args.bench) if isinstance(fn, _OrtProcess)
-                                     else _median_ms(fn, args.bench))
+            for name, timer in peers.items():
+                medians[name].append(timer(args.bench))
             if args.rounds <= 1:
                 if median:
                     medians["run"].append(float(median.group(1)))
