@@ -304,6 +304,75 @@ func.func @packed_conv(%x: tensor<1x32x3x33xf32>, %w: tensor<32x3x3x16xf32>, %ac
 
 // -----
 
+// Packed convolution tiles of one output row in a loop over the rows of a
+// zero-padded 7x7 image: the window-row loop runs only over the rows that
+// read the image, [max(0, min(3, 1 - h)), min(3, 8 - h)) for output row
+// %h (the first output row leaves out window row 0, the last one window
+// row 2): their products with the padding are zeros. A padding of another
+// value keeps every window row.
+// CHECK-DAG: #[[$FIRST:.*]] = affine_map<(d0) -> (-d0 + 1, 0)>
+// CHECK-DAG: #[[$END:.*]] = affine_map<()[s0] -> (-s0 + 8, 3)>
+// CHECK-DAG: #[[$COUNT:.*]] = affine_map<()[s0, s1] -> (-s0 + s1, 0)>
+// CHECK-LABEL: func.func @packed_conv_padded_rows(
+// CHECK: scf.for %[[H:.*]] = %c0 to %c7 step %c1
+// CHECK: %[[F:.*]] = affine.max #[[$FIRST]](%[[H]])
+// CHECK: %[[E:.*]] = affine.min #[[$END]]()[%[[H]]]
+// CHECK: %[[N:.*]] = affine.max #[[$COUNT]]()[%[[F]], %[[E]]]
+// CHECK: %[[UB:.*]] = arith.addi %[[F]], %[[N]] : index
+// CHECK: scf.for %{{.*}} = %[[F]] to %[[UB]] step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK-COUNT-56: vector.fma
+// CHECK-LABEL: func.func @packed_conv_padded_ones(
+// CHECK-NOT: affine.max
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+#rin = affine_map<(d0, d1, d2, d3, d4) -> (0, d2, d3, d0 + d4)>
+#rfilter = affine_map<(d0, d1, d2, d3, d4) -> (d2, d3, d4, d1)>
+#racc = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1)>
+func.func @packed_conv_padded_rows(%x: tensor<1x8x7x7xf32>, %w: tensor<8x3x3x16xf32>, %acc: tensor<7x7x16xf32>) -> tensor<7x7x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %r = scf.for %h = %c0 to %c7 step %c1 iter_args(%all = %acc) -> (tensor<7x7x16xf32>) {
+    %rows = tensor.extract_slice %padded[0, 0, %h, 0] [1, 8, 3, 9] [1, 1, 1, 1] : tensor<1x8x9x9xf32> to tensor<1x8x3x9xf32>
+    %out = tensor.extract_slice %all[%h, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<7x7x16xf32> to tensor<7x16xf32>
+    %t = linalg.generic {indexing_maps = [#rin, #rfilter, #racc], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%rows, %w : tensor<1x8x3x9xf32>, tensor<8x3x3x16xf32>) outs(%out : tensor<7x16xf32>) attrs = {fx.packed_conv = 1 : i64} {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<7x16xf32>
+    %next = tensor.insert_slice %t into %all[%h, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<7x16xf32> into tensor<7x7x16xf32>
+    scf.yield %next : tensor<7x7x16xf32>
+  }
+  return %r : tensor<7x7x16xf32>
+}
+func.func @packed_conv_padded_ones(%x: tensor<1x8x7x7xf32>, %w: tensor<8x3x3x16xf32>, %acc: tensor<7x16xf32>) -> tensor<7x16xf32> {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %one : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %rows = tensor.extract_slice %padded[0, 0, 0, 0] [1, 8, 3, 9] [1, 1, 1, 1] : tensor<1x8x9x9xf32> to tensor<1x8x3x9xf32>
+  %t = linalg.generic {indexing_maps = [#rin, #rfilter, #racc], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%rows, %w : tensor<1x8x3x9xf32>, tensor<8x3x3x16xf32>) outs(%acc : tensor<7x16xf32>) attrs = {fx.packed_conv = 1 : i64} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<7x16xf32>
+  return %t : tensor<7x16xf32>
+}
+
+// -----
+
 // A value per channel scaling a 7x7 image (squeeze-and-excitation): each
 // tile reads its channel's value once and broadcasts it, rather than a
 // transfer with a broadcasting permutation map (unrolled lane by lane).

@@ -587,6 +587,70 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
   return success();
 }
 
+/// The rows of a convolution window that read its image rather than its
+/// zero padding, for a tile of one output row whose input `input` is a
+/// slice (of `kH` rows, undilated) of a zero-padded tensor: the first row
+/// and the count, [first, first + count) within the window. An output row
+/// at the top or bottom of the image reads rows of padding only for some
+/// window rows, and their products are zeros: a 3x3 window on a 7x7 image
+/// reads its padding in 2 of the 21 window rows of the image's 7 output
+/// rows, so leaving them out saves a tenth of the tile's multiply-adds
+/// (oneDNN's direct convolutions skip them too). A 3x3 convolution of 512
+/// channels at 7x7 on one Zen 5 thread, five alternated runs of 300: minima
+/// 0.98-1.02 -> 0.92-0.93 ms. (In resnet18 at batch 1 its 7x7 layers read
+/// their filters from DRAM and gained nothing measurable.)
+/// The loop over the rows left is the tile's kh loop (restrictWindowRows)
+/// rather than slices of the operands, which would leave the packed
+/// filter's block without the static shape fx-cpu-prefetch-packed-filters
+/// looks for. None when `input` is not such a slice or no window row can
+/// be skipped.
+static std::optional<std::pair<OpFoldResult, OpFoldResult>>
+liveWindowRows(OpBuilder &b, Location loc, Value input, int64_t kH) {
+  auto slice = input.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice || !slice.hasUnitStride() || slice.getType().getRank() != 4 ||
+      slice.getType().getDimSize(2) != kH)
+    return std::nullopt;
+  auto pad = slice.getSource().getDefiningOp<tensor::PadOp>();
+  if (!pad || pad.getSourceType().getRank() != 4)
+    return std::nullopt;
+  Value padding = pad.getConstantPaddingValue();
+  std::optional<int64_t> low = getConstantIntValue(pad.getMixedLowPad()[2]);
+  std::optional<int64_t> high = getConstantIntValue(pad.getMixedHighPad()[2]);
+  int64_t height = pad.getSourceType().getDimSize(2);
+  if (!padding || !matchPattern(padding, m_AnyZeroFloat()) || !low || !high ||
+      ShapedType::isDynamic(height) || (*low == 0 && *high == 0))
+    return std::nullopt;
+  // With r the window's first row in the padded input, the image's rows are
+  // window rows [low - r, low + height - r), clamped to [0, kH).
+  MLIRContext *ctx = b.getContext();
+  AffineExpr r = getAffineSymbolExpr(0, ctx);
+  OpFoldResult start = slice.getMixedOffsets()[2];
+  OpFoldResult first = affine::makeComposedFoldedAffineMin(
+      b, loc,
+      AffineMap::get(0, 1,
+                     {getAffineConstantExpr(kH, ctx),
+                      getAffineConstantExpr(*low, ctx) - r},
+                     ctx),
+      {start});
+  first = affine::makeComposedFoldedAffineMax(
+      b, loc, AffineMap::get(0, 1, {getAffineConstantExpr(0, ctx), r}, ctx),
+      {first});
+  OpFoldResult end = affine::makeComposedFoldedAffineMin(
+      b, loc,
+      AffineMap::get(0, 1,
+                     {getAffineConstantExpr(kH, ctx),
+                      getAffineConstantExpr(*low + height, ctx) - r},
+                     ctx),
+      {start});
+  AffineExpr e = getAffineSymbolExpr(1, ctx);
+  OpFoldResult count = affine::makeComposedFoldedAffineMax(
+      b, loc, AffineMap::get(0, 2, {getAffineConstantExpr(0, ctx), e - r}, ctx),
+      {first, end});
+  if (isConstantIntValue(first, 0) && isConstantIntValue(count, kH))
+    return std::nullopt;
+  return std::make_pair(first, count);
+}
+
 /// Vectorizes a static tile of an `fx.packed_conv` generic
 /// (fx-cpu-pack-convolutions): loops (w, f, c, kh, kw) with one window
 /// position, the input [1, C, 1, (W - 1) * stride + 1], the packed filter
@@ -1442,10 +1506,22 @@ struct CPUTileAndVectorizePass
     if (fx::isRowTiledDepthwise(op))
       options.setInterchange({0, 3, 1, 2, 4, 5});
     rewriter.setInsertionPoint(op);
+    // A packed convolution's window rows that read only the padding of its
+    // input (loops (w, f, c, kh, kw); undilated rows: the input's row index
+    // is kh).
+    std::optional<std::pair<OpFoldResult, OpFoldResult>> liveRows;
+    if (isPackedConv(op) &&
+        op.getMatchingIndexingMap(op.getDpsInputOperand(0)).getResult(2) ==
+            rewriter.getAffineDimExpr(3))
+      liveRows = liveWindowRows(rewriter, op.getLoc(), op.getDpsInputs()[0],
+                                op.getStaticLoopRanges()[3]);
     FailureOr<scf::SCFTilingResult> tiled =
         tileFusingFill(rewriter, tileable, options);
     if (failed(tiled))
       return;
+    if (liveRows)
+      restrictWindowRows(rewriter, *tiled, *liveRows,
+                         op.getStaticLoopRanges()[3]);
     auto sizesAttr = rewriter.getDenseI64ArrayAttr(sizes);
     for (Operation *tiledOp : tiled->tiledOps)
       tiledOp->setAttr(kVectorSizes, sizesAttr);
@@ -1468,6 +1544,30 @@ struct CPUTileAndVectorizePass
       if (forOp)
         (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, partial);
     }
+  }
+
+  /// Runs the kh loop of a tiled packed convolution (the tile loops of
+  /// (w, c, kh, kw), one window row a step) over the window rows [first,
+  /// first + count) only.
+  static void restrictWindowRows(IRRewriter &rewriter,
+                                 const scf::SCFTilingResult &tiled,
+                                 std::pair<OpFoldResult, OpFoldResult> rows,
+                                 int64_t kH) {
+    if (tiled.loops.size() < 2)
+      return;
+    LoopLikeOpInterface khLoop = tiled.loops[tiled.loops.size() - 2];
+    auto loop = dyn_cast<scf::ForOp>(khLoop.getOperation());
+    if (!loop || !isConstantIntValue(loop.getLowerBound(), 0) ||
+        !isConstantIntValue(loop.getUpperBound(), kH) ||
+        !isConstantIntValue(loop.getStep(), 1))
+      return;
+    Location loc = loop.getLoc();
+    LoopLikeOpInterface outer = tiled.loops.front();
+    rewriter.setInsertionPoint(outer.getOperation());
+    Value first = getValueOrCreateConstantIndexOp(rewriter, loc, rows.first);
+    Value count = getValueOrCreateConstantIndexOp(rewriter, loc, rows.second);
+    loop.setLowerBound(first);
+    loop.setUpperBound(arith::AddIOp::create(rewriter, loc, first, count));
   }
 
   void vectorize(IRRewriter &rewriter, Operation *op) {

@@ -202,7 +202,8 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   // Workgroup memory within the 48 KiB every NVIDIA GPU gives a workgroup
   // without opting in: a larger k step of 64x256 tiles at high lost the
   // device.
-  while (config.k > kFrag && workgroupBytes(config) > 48 * 1024)
+  while (config.k > kFrag &&
+         workgroupBytes(config) > kCooperativeWorkgroupMemory)
     config.k /= 2;
   // Matmuls load each k step two steps ahead. On an H200 at precision
   // high (GPU time, alternated in one call): a transformer encoder
@@ -250,7 +251,7 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
       if ((count * next.k / 8) % next.threads() != 0)
         return false;
     if (outputTiles(view, next.m(), next.n()) < minTiles ||
-        workgroupBytes(next) > int64_t(48 * 1024))
+        workgroupBytes(next) > kCooperativeWorkgroupMemory)
       return false;
     config = next;
     return true;

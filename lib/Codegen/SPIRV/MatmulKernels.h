@@ -52,6 +52,10 @@ inline std::pair<int64_t, int64_t> splitReduction(int64_t reduction,
 /// Every configuration uses this many threads.
 constexpr int64_t kThreads = 256;
 
+/// Workgroup memory the tensor-core kernels may use: what devices with
+/// cooperative matrices offer (NVIDIA's 48 KiB).
+constexpr int64_t kCooperativeWorkgroupMemory = 48 * 1024;
+
 /// A workgroup's tile and its split over threads.
 struct TileConfig {
   int64_t m, n, k;                // output rows and columns, k step

@@ -43,7 +43,10 @@ def FXCPUPackConvolutions : Pass<"fx-cpu-pack-convolutions",
     filter contiguously (the outer products broadcast elements `C*KH*KW`
     apart). This is the kernel oneDNN and ONNX Runtime's MLAS use for
     direct convolutions; packing every run would cost more than it gains,
-    so the pass is meant to run with the hoisting.
+    so the pass is meant to run with the hoisting. Where the tile's input
+    rows are a slice of a zero-padded tensor, its window-row loop runs only
+    over the rows that read the image (at the top and bottom of the image
+    the others read padding, whose products are zeros).
   }];
   let options = [
     Option<"block", "block", "int64_t", /*default=*/"16",
