@@ -12,7 +12,54 @@
 #include <thread>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace {
+
+/// The CPU the calling thread runs on, or -1 where that is not known.
+int currentCpu() {
+#if defined(__linux__)
+  return sched_getcpu();
+#else
+  return -1;
+#endif
+}
+
+/// Moves the calling thread, worker `index` of a pool made on CPU
+/// `creatorCpu`, onto the index-th CPU after that one among those it may
+/// use, then lets it run anywhere again. A new thread starts on its
+/// creator's CPU, and the scheduler does not move a thread that ran just
+/// now (it counts it as cache-hot) to an idle CPU: a worker and the caller
+/// that both poll for each other's chunks could share one CPU for tens of
+/// milliseconds. A transformer encoder layer on 2 threads of a 2-CPU Zen
+/// 5 VM took 0.68-0.74 ms per call in 23 of 30 processes timed for 10
+/// calls (0.20-0.24 in the others, 0.36 on one thread). Not a pinning: the
+/// mask is restored at once.
+void moveAwayFromCreator(int creatorCpu, int index) {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (creatorCpu < 0 || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
+      CPU_COUNT(&allowed) < 2)
+    return;
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed))
+      cpus.push_back(cpu);
+  size_t first = std::find(cpus.begin(), cpus.end(), creatorCpu) - cpus.begin();
+  if (first == cpus.size())
+    return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[(first + index) % cpus.size()], &one);
+  if (sched_setaffinity(0, sizeof(one), &one) == 0)
+    sched_setaffinity(0, sizeof(allowed), &allowed);
+#else
+  (void)creatorCpu;
+  (void)index;
+#endif
+}
 
 /// A fixed set of workers that wait for the next parallel loop. The pool
 /// runs one loop at a time: a compiled graph issues its loops one after
@@ -45,8 +92,12 @@ public:
     // A new worker has seen every loop issued so far: it must not take the
     // last one (whose body and context are gone) for a new one.
     uint64_t seen = generation.load();
+    int creatorCpu = currentCpu();
     for (int i = 1; i < std::max(threads, 1); ++i)
-      workers.emplace_back([this, i, seen] { work(i, seen); });
+      workers.emplace_back([this, i, seen, creatorCpu] {
+        moveAwayFromCreator(creatorCpu, i);
+        work(i, seen);
+      });
   }
 
   void run(int64_t count, FxParallelBody body, void *context) {
