@@ -322,6 +322,16 @@ func.func @packed_conv(%x: tensor<1x32x3x33xf32>, %w: tensor<32x3x3x16xf32>, %ac
 // CHECK: scf.for %{{.*}} = %[[F]] to %[[UB]] step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
 // CHECK-COUNT-56: vector.fma
+// A thread's chunk of rows sliced first (from row 3 of the padded image),
+// the tile's window rows from the chunk: the window's first row in the
+// padded image is 3 + h, so no window row reads the top padding (the first
+// row folds to 0) and the last output row's window leaves out its last
+// row: [0, min(3, 5 - h)).
+// CHECK-LABEL: func.func @packed_conv_padded_chunk(
+// CHECK: scf.for %[[H2:.*]] = %c0 to %c4 step %c1
+// CHECK: %[[E2:.*]] = affine.min #{{.*}}()[%[[H2]]]
+// CHECK: %[[N2:.*]] = affine.max #{{.*}}()[%[[E2]]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[N2]] step %c1
 // CHECK-LABEL: func.func @packed_conv_padded_ones(
 // CHECK-NOT: affine.max
 // CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
@@ -352,6 +362,31 @@ func.func @packed_conv_padded_rows(%x: tensor<1x8x7x7xf32>, %w: tensor<8x3x3x16x
     scf.yield %next : tensor<7x7x16xf32>
   }
   return %r : tensor<7x7x16xf32>
+}
+func.func @packed_conv_padded_chunk(%x: tensor<1x8x7x7xf32>, %w: tensor<8x3x3x16xf32>, %acc: tensor<4x7x16xf32>) -> tensor<4x7x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<1x8x7x7xf32> to tensor<1x8x9x9xf32>
+  %chunk = tensor.extract_slice %padded[0, 0, 3, 0] [1, 8, 6, 9] [1, 1, 1, 1] : tensor<1x8x9x9xf32> to tensor<1x8x6x9xf32>
+  %r = scf.for %h = %c0 to %c4 step %c1 iter_args(%all = %acc) -> (tensor<4x7x16xf32>) {
+    %rows = tensor.extract_slice %chunk[0, 0, %h, 0] [1, 8, 3, 9] [1, 1, 1, 1] : tensor<1x8x6x9xf32> to tensor<1x8x3x9xf32>
+    %out = tensor.extract_slice %all[%h, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<4x7x16xf32> to tensor<7x16xf32>
+    %t = linalg.generic {indexing_maps = [#rin, #rfilter, #racc], iterator_types = ["parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%rows, %w : tensor<1x8x3x9xf32>, tensor<8x3x3x16xf32>) outs(%out : tensor<7x16xf32>) attrs = {fx.packed_conv = 1 : i64} {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %s = arith.addf %o, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<7x16xf32>
+    %next = tensor.insert_slice %t into %all[%h, 0, 0] [1, 7, 16] [1, 1, 1] : tensor<7x16xf32> into tensor<4x7x16xf32>
+    scf.yield %next : tensor<4x7x16xf32>
+  }
+  return %r : tensor<4x7x16xf32>
 }
 func.func @packed_conv_padded_ones(%x: tensor<1x8x7x7xf32>, %w: tensor<8x3x3x16xf32>, %acc: tensor<7x16xf32>) -> tensor<7x16xf32> {
   %c0 = arith.constant 0 : index

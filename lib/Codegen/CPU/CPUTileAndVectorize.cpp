@@ -610,7 +610,22 @@ liveWindowRows(OpBuilder &b, Location loc, Value input, int64_t kH) {
   if (!slice || !slice.hasUnitStride() || slice.getType().getRank() != 4 ||
       slice.getType().getDimSize(2) != kH)
     return std::nullopt;
-  auto pad = slice.getSource().getDefiningOp<tensor::PadOp>();
+  // The window's first row in the padded tensor: the slice's row offset
+  // plus those of the slices it is taken from (a thread's chunk of rows).
+  MLIRContext *ctx = b.getContext();
+  AffineExpr r = getAffineSymbolExpr(0, ctx);
+  OpFoldResult start = slice.getMixedOffsets()[2];
+  Value source = slice.getSource();
+  while (auto outer = source.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!outer.hasUnitStride() || outer.getType().getRank() != 4 ||
+        outer.getSourceType().getRank() != 4)
+      return std::nullopt;
+    start = affine::makeComposedFoldedAffineApply(
+        b, loc, AffineMap::get(0, 2, r + getAffineSymbolExpr(1, ctx), ctx),
+        {start, outer.getMixedOffsets()[2]});
+    source = outer.getSource();
+  }
+  auto pad = source.getDefiningOp<tensor::PadOp>();
   if (!pad || pad.getSourceType().getRank() != 4)
     return std::nullopt;
   Value padding = pad.getConstantPaddingValue();
@@ -622,9 +637,6 @@ liveWindowRows(OpBuilder &b, Location loc, Value input, int64_t kH) {
     return std::nullopt;
   // With r the window's first row in the padded input, the image's rows are
   // window rows [low - r, low + height - r), clamped to [0, kH).
-  MLIRContext *ctx = b.getContext();
-  AffineExpr r = getAffineSymbolExpr(0, ctx);
-  OpFoldResult start = slice.getMixedOffsets()[2];
   OpFoldResult first = affine::makeComposedFoldedAffineMin(
       b, loc,
       AffineMap::get(0, 1,

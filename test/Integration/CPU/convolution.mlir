@@ -176,6 +176,26 @@ func.func @conv2d_param_filter_residual(%a0: tensor<1x64x7x7xf32>, %a1: tensor<6
   return %2 : tensor<1x64x7x7xf32>
 }
 
+// Window rows over the zero padding are left out of packed tiles: a 7x7
+// stride-2 stem with a padding of 3 (its first output row skips 3 window
+// rows, its last 2), and a 1x3 window with 2 rows of padding, whose first
+// two and last two output rows read padding only (their kh loops run no
+// step: the bias alone).
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.relu(F.conv2d(a0, a1, a2, stride=2, padding=3))
+func.func @conv2d_param_filter_stem(%a0: tensor<1x3x23x23xf32>, %a1: tensor<16x3x7x7xf32> {fx.param = "w"}, %a2: tensor<16xf32> {fx.param = "b"}) -> tensor<1x16x12x12xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 3, 3>, stride = array<i64: 2, 2>} : (tensor<1x3x23x23xf32>, tensor<16x3x7x7xf32>, tensor<16xf32>) -> tensor<1x16x12x12xf32>
+  %1 = fx.relu %0 : (tensor<1x16x12x12xf32>) -> tensor<1x16x12x12xf32>
+  return %1 : tensor<1x16x12x12xf32>
+}
+
+// TOL: rtol=1e-4 atol=1e-4
+// REF: F.conv2d(a0, a1, a2, padding=(2, 1))
+func.func @conv2d_param_filter_padding_rows(%a0: tensor<1x8x5x9xf32>, %a1: tensor<16x8x1x3xf32> {fx.param = "w"}, %a2: tensor<16xf32> {fx.param = "b"}) -> tensor<1x16x9x9xf32> {
+  %0 = fx.convolution %a0, %a1, %a2 {dilation = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, padding = array<i64: 2, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x5x9xf32>, tensor<16x8x1x3xf32>, tensor<16xf32>) -> tensor<1x16x9x9xf32>
+  return %0 : tensor<1x16x9x9xf32>
+}
+
 // A lone convolution over a parameter filter (no epilogue): its region is
 // tiled like an epilogue's so that the tiles read the packed filter.
 // TOL: rtol=1e-4 atol=1e-4
