@@ -66,10 +66,9 @@ def _median_ms(fn, repeats):
 # Runs an ONNX model with ONNX Runtime in a process of its own: argv is the
 # model, the inputs (.npz, input0... in the session's input order), the
 # threads, the timed runs and where to save the first run's outputs (.npz,
-# or ""); prints the median ms of the timed runs. In the checking process,
-# the session's pool threads spun after each run and took the CPU from the
-# contenders timed after it (fxrt-run's 0.19 ms transformer encoder layer
-# measured 0.68).
+# or ""); prints the median ms of the timed runs. Apart from the checking
+# process, the session's pool threads, which spin after each run, cannot
+# share the CPUs with the contenders timed after it.
 _ORT_SCRIPT = """
 import sys, time
 import numpy as np
@@ -97,10 +96,12 @@ print(sorted(times)[len(times) // 2] if times else 0)
 
 def _let_threads_idle():
     """Waits until this process's OpenMP threads (eager PyTorch's,
-    Inductor's) stop spinning for work: they spin for a while after each
-    parallel region, and a contender timed in a subprocess right after
-    shared the CPU with them (a 0.2 ms transformer encoder layer measured
-    0.68 ms after eager PyTorch, 0.20 with OMP_WAIT_POLICY=PASSIVE)."""
+    Inductor's) stop spinning for work, which they do for a while after
+    each parallel region, before a contender is timed in a subprocess. (A
+    guard: the 0.68 ms instead of 0.2 that a transformer encoder layer
+    measured here was fx-mlir's own pool, whose worker shared its caller's
+    CPU, since fixed in lib/Runtime/Parallel.cpp; with that fix the layer
+    timed the same with and without this wait, 0.22-0.25 ms.)"""
     time.sleep(0.5)
 
 
