@@ -13,9 +13,12 @@ changes gain).
       fx-compile flags (words starting with --) and environment
       (NAME=VALUE words, for temporary switches in a working tree); copies
       fxrt-run beside them.
-  bench/vulkan/ab.py measure --rounds 2 base nhwc
+  bench/vulkan/ab.py measure --rounds 2 base nhwc serial=base:ENV=VALUE
       (on the GPU machine, the Vulkan loader installed) runs `run.py
-      measure --eager-only` on each variant in turn, `--rounds` times,
+      measure --eager-only` on each variant in turn, `--rounds` times
+      (NAME=DIR measures artifacts-DIR under the name NAME, and NAME=VALUE
+      words after a colon set the runtime's environment: the same
+      artifacts run two ways),
       prints per model and variant the GPU, wall and in-place wall
       (fxrt-run --in-place-io) milliseconds of every round and the relative L2 error, and writes $OUT/summary.txt and
       $OUT/prof-<variant>.txt (the first round's per-step profiles).
@@ -71,12 +74,16 @@ def measure(args):
     out_dir = os.environ.get("OUT", work)
     rows = {}
     for r in range(1, args.rounds + 1):
-        for v in args.variants:
+        for spec in args.variants:
+            v, _, rest = spec.partition(":")
+            v, _, src = v.partition("=")
+            env = dict(os.environ)
+            env.update(w.split("=", 1) for w in rest.split(",") if w)
             out = os.path.join(work, f"ab-{v}-{r}")
             proc = subprocess.run(
                 [sys.executable, os.path.join(HERE, "run.py"), "measure", "--eager-only",
-                 "--dir", os.path.join(HERE, "artifacts-" + v), "--out", out,
-                 "--runs", str(args.runs)], capture_output=True, text=True)
+                 "--dir", os.path.join(HERE, "artifacts-" + (src or v)), "--out", out,
+                 "--runs", str(args.runs)], capture_output=True, text=True, env=env)
             if proc.returncode:
                 print(f"{v} round {r}: run.py measure failed:\n{proc.stderr[-2000:]}")
                 continue

@@ -155,6 +155,9 @@ public:
     if (failed(finishOutputs(func, numInputs)))
       return failure();
     markPrepareSteps();
+    // Independent steps side by side, for the runtime to overlap (after
+    // marking prepare steps, which reads the program order).
+    vk::groupIndependentSteps(program);
     return success();
   }
 
@@ -690,6 +693,8 @@ private:
       kernel.workgroupSize[i] = size[i];
     kernel.numBindings = gpuFunc.getNumArguments();
     kernelWrites.push_back(writtenArguments(gpuFunc));
+    kernel.writtenBindings.assign(kernelWrites.back().begin(),
+                                  kernelWrites.back().end());
     SmallVector<uint32_t> binary;
     if (failed(spirv::serialize(spirvModule, binary)))
       return launch.emitOpError("kernel failed to serialize to SPIR-V");

@@ -367,6 +367,13 @@ public:
       object.add("name", json::quote(kernel.name));
       if (!kernel.label.empty())
         object.add("label", json::quote(kernel.label));
+      // A reader that does not know the key takes every binding as
+      // written: always correct, only slower.
+      if (!kernel.writtenBindings.empty()) {
+        std::vector<uint32_t> written(kernel.writtenBindings.begin(),
+                                      kernel.writtenBindings.end());
+        object.add("written_bindings", numbers(written));
+      }
       kernels.push_back(
           object.add("entry_point", json::quote(kernel.entryPoint))
               .add("spirv", blob(code.data(), code.size()))
@@ -878,6 +885,18 @@ private:
     if (Status s = getU32(value, "num_bindings", path, kernel.numBindings);
         !s.isOk())
       return s;
+    if (value.find("written_bindings")) {
+      std::vector<uint64_t> written;
+      if (Status s = getUnsignedArray(value, "written_bindings", path, 1,
+                                      kernel.numBindings, written);
+          !s.isOk())
+        return s;
+      if (written.size() != kernel.numBindings)
+        return error(join(path, "written_bindings"),
+                     "expected " + std::to_string(kernel.numBindings) +
+                         " flags, got " + std::to_string(written.size()));
+      kernel.writtenBindings.assign(written.begin(), written.end());
+    }
     return getSize3(value, "workgroup_size", path, kernel.workgroupSize);
   }
 

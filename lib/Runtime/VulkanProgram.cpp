@@ -360,6 +360,121 @@ std::vector<bool> vk::preparedBuffers(const Program &program) {
   return prepared;
 }
 
+std::vector<StepAccess> vk::stepAccesses(const Program &program) {
+  std::vector<StepAccess> accesses(program.steps.size());
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    StepAccess &access = accesses[s];
+    if (step.kind == Step::Kind::Copy) {
+      if (step.index < program.copies.size()) {
+        access.reads.push_back(program.copies[step.index].source);
+        access.writes.push_back(program.copies[step.index].target);
+      }
+      continue;
+    }
+    if (step.index >= program.dispatches.size())
+      continue;
+    const Dispatch &dispatch = program.dispatches[step.index];
+    const Kernel *kernel = dispatch.kernel < program.kernels.size()
+                               ? &program.kernels[dispatch.kernel]
+                               : nullptr;
+    for (size_t i = 0; i < dispatch.buffers.size(); ++i)
+      (!kernel || kernel->writes(i) ? access.writes : access.reads)
+          .push_back(dispatch.buffers[i]);
+  }
+  return accesses;
+}
+
+bool vk::groupIndependentSteps(Program &program) {
+  for (const Buffer &buffer : program.buffers)
+    if (buffer.arenaOffset)
+      return false;
+  std::vector<StepAccess> accesses = stepAccesses(program);
+  size_t numSteps = program.steps.size();
+  // Per buffer: the level of its last writer, and the highest level of the
+  // steps reading it since.
+  std::vector<int64_t> written(program.buffers.size(), -1),
+      read(program.buffers.size(), -1);
+  std::vector<int64_t> level(numSteps, 0);
+  for (size_t s = 0; s < numSteps; ++s) {
+    int64_t after = -1;
+    for (uint32_t b : accesses[s].reads)
+      if (b < written.size())
+        after = std::max(after, written[b]);
+    for (uint32_t b : accesses[s].writes)
+      if (b < written.size())
+        after = std::max({after, written[b], read[b]});
+    level[s] = after + 1;
+    for (uint32_t b : accesses[s].reads)
+      if (b < read.size())
+        read[b] = std::max(read[b], level[s]);
+    for (uint32_t b : accesses[s].writes)
+      if (b < written.size()) {
+        // Readers before this write are ordered before it; later readers
+        // order after it.
+        written[b] = level[s];
+        read[b] = -1;
+      }
+  }
+  std::vector<size_t> order(numSteps);
+  for (size_t s = 0; s < numSteps; ++s)
+    order[s] = s;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return level[a] < level[b]; });
+  bool changed = false;
+  std::vector<Step> steps;
+  steps.reserve(numSteps);
+  for (size_t i = 0; i < numSteps; ++i) {
+    changed |= order[i] != i;
+    steps.push_back(program.steps[order[i]]);
+  }
+  program.steps = std::move(steps);
+  return changed;
+}
+
+std::vector<bool> vk::stepBarriers(const Program &program) {
+  std::vector<StepAccess> accesses = stepAccesses(program);
+  // Whether buffers a and b may share memory: the same buffer, or arena
+  // temporaries with overlapping bytes.
+  auto overlap = [&](uint32_t a, uint32_t b) {
+    if (a == b)
+      return true;
+    if (a >= program.buffers.size() || b >= program.buffers.size())
+      return false;
+    const Buffer &x = program.buffers[a], &y = program.buffers[b];
+    if (!x.arenaOffset || !y.arenaOffset)
+      return false;
+    uint64_t xEnd = *x.arenaOffset + std::max<uint64_t>(x.bytes, 1),
+             yEnd = *y.arenaOffset + std::max<uint64_t>(y.bytes, 1);
+    return *x.arenaOffset < yEnd && *y.arenaOffset < xEnd;
+  };
+  auto meets = [&](const std::vector<uint32_t> &these,
+                   const std::vector<uint32_t> &those) {
+    for (uint32_t a : these)
+      for (uint32_t b : those)
+        if (overlap(a, b))
+          return true;
+    return false;
+  };
+  std::vector<bool> barriers(program.steps.size(), false);
+  // What the steps since the last barrier read and wrote.
+  std::vector<uint32_t> reads, writes;
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    if (program.steps[s].prepare)
+      continue;
+    const StepAccess &access = accesses[s];
+    if (meets(access.reads, writes) || meets(access.writes, writes) ||
+        meets(access.writes, reads)) {
+      barriers[s] = true;
+      reads.clear();
+      writes.clear();
+    }
+    reads.insert(reads.end(), access.reads.begin(), access.reads.end());
+    writes.insert(writes.end(), access.writes.begin(), access.writes.end());
+  }
+  return barriers;
+}
+
 ReusePlan vk::planTemporaryReuse(Program &program) {
   std::vector<std::optional<LiveRange>> ranges = bufferLiveRanges(program);
   // What prepare steps write must outlive the run: memory of its own.
@@ -567,6 +682,12 @@ Status vk::validateProgram(const Program &p) {
       return fail("kernel '" + kernel.name +
                   "' has no compute entry point named '" + kernel.entryPoint +
                   "'");
+    if (!kernel.writtenBindings.empty() &&
+        kernel.writtenBindings.size() != kernel.numBindings)
+      return fail("kernel '" + kernel.name + "' has write flags for " +
+                  std::to_string(kernel.writtenBindings.size()) +
+                  " bindings but " + std::to_string(kernel.numBindings) +
+                  " bindings");
   }
   std::vector<int> outputBuffers(p.signature.outputs.size(), 0);
   for (size_t b = 0; b < p.buffers.size(); ++b) {

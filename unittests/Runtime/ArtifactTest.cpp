@@ -37,7 +37,8 @@ ArtifactEntry fullEntry() {
        fakeSPIRV("main_a"),
        3,
        {64, 1, 1},
-       "add +1 fused (model.py:7)"},
+       "add +1 fused (model.py:7)",
+       {false, false, true}},
       {"k_mul", "main_b", fakeSPIRV("main_b"), 2, {8, 4, 2}, ""}};
   using Kind = vk::Buffer::Kind;
   program.buffers = {
@@ -83,6 +84,7 @@ void expectSameProgram(const vk::Program &a, const vk::Program &b) {
     EXPECT_EQ(a.kernels[i].spirv, b.kernels[i].spirv);
     EXPECT_EQ(a.kernels[i].numBindings, b.kernels[i].numBindings);
     EXPECT_EQ(a.kernels[i].workgroupSize, b.kernels[i].workgroupSize);
+    EXPECT_EQ(a.kernels[i].writtenBindings, b.kernels[i].writtenBindings);
   }
   ASSERT_EQ(a.buffers.size(), b.buffers.size());
   for (size_t i = 0; i < a.buffers.size(); ++i) {
@@ -560,6 +562,23 @@ TEST_F(ArtifactTest, RejectsBindingCountMismatch) {
   EXPECT_EQ(error(replaced("\"buffers\": [0, 1, 4]", "\"buffers\": [0, 1]")),
             "entry 'forward': invalid Vulkan program: dispatch 0 of kernel "
             "'k_add' binds 2 buffers; the kernel has 3 bindings");
+}
+
+TEST_F(ArtifactTest, RejectsBadWriteFlags) {
+  EXPECT_EQ(error(replaced("\"written_bindings\": [0, 0, 1]",
+                           "\"written_bindings\": [0, 1]")),
+            "manifest: entries[0].targets.vulkan.kernels[0].written_bindings: "
+            "expected 3 integers, got 2");
+  EXPECT_CONTAINS(error(replaced("\"written_bindings\": [0, 0, 1]",
+                                 "\"written_bindings\": [0, 2, 1]")),
+                  "kernels[0].written_bindings[1]: 2 is out of range");
+  // Without the member every binding counts as written.
+  std::vector<uint8_t> bytes =
+      replaced("\"written_bindings\": [0, 0, 1], ", "");
+  Result<Artifact> read = parseArtifact(bytes.data(), bytes.size());
+  ASSERT_TRUE(read.isOk()) << read.message();
+  EXPECT_TRUE(
+      read.value().entries[0].vulkan->kernels[0].writtenBindings.empty());
 }
 
 TEST_F(ArtifactTest, RejectsCopiesOutOfBounds) {

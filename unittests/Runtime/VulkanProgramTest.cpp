@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <set>
 
@@ -432,3 +433,170 @@ TEST(VulkanProgramTest, ValidationOfDynamicParts) {
 }
 
 } // namespace
+
+/// programWith's kernels with write flags: each writes its last binding
+/// and reads the others.
+Program programWithWrites(std::vector<Buffer> buffers) {
+  Program program = programWith(std::move(buffers));
+  for (Kernel &kernel : program.kernels) {
+    kernel.writtenBindings.assign(kernel.numBindings, false);
+    kernel.writtenBindings.back() = true;
+  }
+  return program;
+}
+
+/// A step's identity across reorderings.
+std::pair<Step::Kind, uint32_t> idOf(const Step &step) {
+  return {step.kind, step.index};
+}
+
+TEST(VulkanProgramTest, IndependentStepsGroupAndShareABarrier) {
+  // A residual block: t1 = k(x); t2 = k(t1); t3 = k(x) (the shortcut);
+  // y = k(t2, t3). The shortcut moves beside the first step, and only the
+  // steps after it wait.
+  Program program =
+      programWithWrites({io(Buffer::Kind::Input), temporary(64), temporary(64),
+                         temporary(64), io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1});
+  dispatch(program, {1, 2});
+  dispatch(program, {0, 3});
+  program.dispatches.push_back({2, {1, 1, 1}, {2, 3, 4}});
+  program.steps.push_back({Step::Kind::Dispatch, 3});
+  EXPECT_TRUE(groupIndependentSteps(program));
+  std::vector<uint32_t> order;
+  for (const Step &step : program.steps)
+    order.push_back(step.index);
+  EXPECT_EQ(order, (std::vector<uint32_t>{0, 2, 1, 3}));
+  EXPECT_EQ(stepBarriers(program),
+            (std::vector<bool>{false, false, true, true}));
+  // Grouped already: a second call keeps the order.
+  EXPECT_FALSE(groupIndependentSteps(program));
+  // Every binding taken as written (no flags): the shortcut and the first
+  // step both write x as far as anyone knows, so the shortcut waits (and
+  // the step after it, which touches neither x nor t3, joins it).
+  for (Kernel &kernel : program.kernels)
+    kernel.writtenBindings.clear();
+  EXPECT_EQ(stepBarriers(program),
+            (std::vector<bool>{false, true, false, true}));
+}
+
+TEST(VulkanProgramTest, ArenaNeighboursAndRereadsWait) {
+  // Two reads of one buffer need no barrier between them; a write into
+  // arena bytes that a step since the last barrier read does.
+  Program program =
+      programWithWrites({io(Buffer::Kind::Input), temporary(64), temporary(64),
+                         io(Buffer::Kind::Output), io(Buffer::Kind::Output)});
+  program.signature.outputs.push_back({"z", DType::F32, {4}, false});
+  program.buffers[4].index = 1;
+  dispatch(program, {0, 1}); // t1 = k(x)
+  dispatch(program, {1, 3}); // y = k(t1)
+  dispatch(program, {0, 2}); // t2 = k(x), in t1's arena bytes
+  dispatch(program, {2, 4}); // z = k(t2)
+  planTemporaryReuse(program);
+  ASSERT_EQ(program.buffers[1].arenaOffset, program.buffers[2].arenaOffset);
+  EXPECT_EQ(stepBarriers(program),
+            (std::vector<bool>{false, true, true, true}));
+  // With memory of their own, t2's step joins y's.
+  program.buffers[1].arenaOffset.reset();
+  program.buffers[2].arenaOffset.reset();
+  program.arenaBytes = 0;
+  EXPECT_EQ(stepBarriers(program),
+            (std::vector<bool>{false, true, false, true}));
+}
+
+TEST(VulkanProgramTest, ProgramsWithArenasKeepTheirOrder) {
+  Program program =
+      programWithWrites({io(Buffer::Kind::Input), temporary(64), temporary(64),
+                         io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1});
+  dispatch(program, {1, 3});
+  dispatch(program, {0, 2});
+  planTemporaryReuse(program);
+  EXPECT_FALSE(groupIndependentSteps(program));
+  EXPECT_EQ(program.steps[1].index, 1u);
+}
+
+TEST(VulkanProgramTest, RandomSchedulesKeepEveryDependenceBehindABarrier) {
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    size_t temporaries = 1 + random() % 12;
+    std::vector<Buffer> buffers = {io(Buffer::Kind::Input),
+                                   io(Buffer::Kind::Output)};
+    for (size_t t = 0; t < temporaries; ++t)
+      buffers.push_back(temporary(4 * (1 + random() % 500)));
+    Program program = programWithWrites(buffers);
+    size_t steps = 1 + random() % 30;
+    for (size_t s = 0; s < steps; ++s) {
+      auto pick = [&] { return uint32_t(random() % program.buffers.size()); };
+      if (random() % 5 == 0) {
+        uint32_t a = pick(), b = pick();
+        if (a != b)
+          copy(program, a, b,
+               std::min(program.buffers[a].bytes, program.buffers[b].bytes));
+        continue;
+      }
+      std::vector<uint32_t> bound(1 + random() % 4);
+      for (uint32_t &b : bound)
+        b = pick();
+      dispatch(program, bound);
+    }
+    // Which steps conflict, read off the original order: by identity.
+    std::vector<StepAccess> before = stepAccesses(program);
+    auto conflict = [](const StepAccess &a, const StepAccess &b,
+                       auto sameMemory) {
+      for (uint32_t w : a.writes) {
+        for (uint32_t x : b.reads)
+          if (sameMemory(w, x))
+            return true;
+        for (uint32_t x : b.writes)
+          if (sameMemory(w, x))
+            return true;
+      }
+      for (uint32_t r : a.reads)
+        for (uint32_t x : b.writes)
+          if (sameMemory(r, x))
+            return true;
+      return false;
+    };
+    auto sameBuffer = [](uint32_t a, uint32_t b) { return a == b; };
+    std::vector<std::pair<Step::Kind, uint32_t>> original;
+    for (const Step &step : program.steps)
+      original.push_back(idOf(step));
+    groupIndependentSteps(program);
+    ASSERT_EQ(program.steps.size(), original.size());
+    std::map<std::pair<Step::Kind, uint32_t>, size_t> position;
+    for (size_t s = 0; s < program.steps.size(); ++s)
+      position[idOf(program.steps[s])] = s;
+    ASSERT_EQ(position.size(), original.size()) << "trial " << trial;
+    for (size_t i = 0; i < original.size(); ++i)
+      for (size_t j = i + 1; j < original.size(); ++j)
+        if (conflict(before[i], before[j], sameBuffer))
+          EXPECT_LT(position[original[i]], position[original[j]])
+              << "trial " << trial << ": steps " << i << " and " << j;
+    planTemporaryReuse(program);
+    ASSERT_TRUE(validateProgram(program).isOk())
+        << validateProgram(program).message();
+    // Every pair of conflicting steps, by memory (arena bytes included), has
+    // a barrier after the first and at or before the second.
+    auto sameMemory = [&](uint32_t a, uint32_t b) {
+      const Buffer &x = program.buffers[a], &y = program.buffers[b];
+      if (a == b)
+        return true;
+      return x.arenaOffset && y.arenaOffset &&
+             *x.arenaOffset < *y.arenaOffset + std::max<uint64_t>(y.bytes, 1) &&
+             *y.arenaOffset < *x.arenaOffset + std::max<uint64_t>(x.bytes, 1);
+    };
+    std::vector<StepAccess> after = stepAccesses(program);
+    std::vector<bool> barriers = stepBarriers(program);
+    for (size_t i = 0; i < after.size(); ++i)
+      for (size_t j = i + 1; j < after.size(); ++j) {
+        if (!conflict(after[i], after[j], sameMemory))
+          continue;
+        bool waited = false;
+        for (size_t k = i + 1; k <= j; ++k)
+          waited |= barriers[k];
+        EXPECT_TRUE(waited)
+            << "trial " << trial << ": steps " << i << " and " << j;
+      }
+  }
+}

@@ -36,6 +36,16 @@ struct Kernel {
   /// the user's code, after a helper kernel's role ("pack input: ...");
   /// may be empty.
   std::string label;
+  /// Per binding: whether the kernel may write the buffer bound there (the
+  /// compiler's reading of its stores). Empty: any binding may be written
+  /// (artifacts from before 2026-12, hand-made programs).
+  std::vector<bool> writtenBindings;
+
+  /// Whether binding `i` may be written.
+  bool writes(size_t i) const {
+    return writtenBindings.empty() || i >= writtenBindings.size() ||
+           writtenBindings[i];
+  }
 };
 
 /// "No scalar": a size, grid or byte count fixed at compile time.
@@ -239,17 +249,47 @@ struct ReusePlan {
 
 /// Places every temporary some step uses (but prepare steps) into one arena,
 /// reusing memory between temporaries whose live ranges do not overlap;
-/// replaces any earlier plan. Sound because the runtime orders consecutive
-/// steps with a global memory barrier and a temporary's contents never outlive
-/// a run: the steps of one live range end before the next range's first step
-/// writes. Greedy by size: largest first, each at the lowest aligned offset
-/// free of the live temporaries placed before it (as TFLite's and IREE's
-/// static planners do; optimal placement is NP-hard).
+/// replaces any earlier plan. Sound because a temporary's contents never
+/// outlive a run and the runtime puts a global memory barrier between steps
+/// that touch overlapping arena bytes (stepBarriers): the steps of one live
+/// range end before the next range's first step writes. Greedy by size: largest
+/// first, each at the lowest aligned offset free of the live temporaries placed
+/// before it (as TFLite's and IREE's static planners do; optimal placement is
+/// NP-hard).
 ReusePlan planTemporaryReuse(Program &program);
 
 /// Per buffer: whether a prepare step binds it (Step::prepare); such
 /// temporaries keep their contents from one run to the next.
 std::vector<bool> preparedBuffers(const Program &program);
+
+/// The buffers one step reads and may write (a dispatch's bindings by its
+/// kernel's Kernel::writtenBindings; a copy's source and target).
+struct StepAccess {
+  std::vector<uint32_t> reads, writes;
+};
+/// Per step of `program` (steps naming missing dispatches or copies get
+/// none; validateProgram rejects those).
+std::vector<StepAccess> stepAccesses(const Program &program);
+
+/// Reorders `program.steps` so that steps independent of each other come
+/// next to each other: each step gets the level one above the highest of
+/// the steps it depends on (it reads what they write, or writes what they
+/// read or write), and the steps are sorted by level, in program order
+/// within one. That is a schedule with the same results, whose runs of
+/// independent steps stepBarriers lets the device overlap (a ResNet's
+/// downsampling convolution beside the first convolution of its block).
+/// Does nothing to a program whose temporaries are planned into the arena
+/// already (reorder first: planning reads the order). Returns whether the
+/// order changed.
+bool groupIndependentSteps(Program &program);
+
+/// Per step of `program`: whether it must wait for the steps before it (a
+/// memory barrier before it), because it reads what a step since the last
+/// barrier may have written, or writes what one read or wrote. Temporaries
+/// whose arena bytes overlap count as the same memory. Prepare steps, which
+/// run apart (Executable::runPrepareSteps), get false and are left out of
+/// the reckoning.
+std::vector<bool> stepBarriers(const Program &program);
 
 /// The SPIR-V magic number, the first word of every module.
 constexpr uint32_t kSPIRVMagic = 0x07230203u;

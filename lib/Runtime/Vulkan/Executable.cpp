@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executable.h"
+#include "Support.h"
 
 #include "fx/Runtime/Parallel.h"
 
@@ -378,6 +379,13 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
     fn.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries,
                            0);
 
+  // A barrier only before a step that depends on one since the last
+  // barrier (stepBarriers): the device may overlap independent steps. A
+  // profiled run keeps one between every two steps so that each step's
+  // timestamps are its own, and so does every run with FX_VULKAN_SERIAL=1.
+  std::vector<bool> barriers;
+  if (!queries && !envFlag("FX_VULKAN_SERIAL"))
+    barriers = stepBarriers(program);
   VkPipeline boundPipeline = VK_NULL_HANDLE;
   bool first = true;
   for (uint32_t s = 0; s < numSteps; ++s) {
@@ -390,7 +398,7 @@ Status Executable::Impl::record(VkCommandBuffer commandBuffer,
                                queries, s + 1);
       continue;
     }
-    if (!first)
+    if (!first && (barriers.empty() || barriers[s]))
       stepBarrier();
     first = false;
     if (step.kind == Step::Kind::Dispatch) {
