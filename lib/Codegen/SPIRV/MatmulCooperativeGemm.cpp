@@ -164,7 +164,17 @@ chooseCoopGemm(linalg::LinalgOp op, const GemmView &view, Precision precision,
   if (!flatOperands || tiles(config.m(), config.n()) < kCoopMinTiles) {
     config.fragsM = config.fragsN = 2;
     int64_t count = tiles(64, 64);
-    if (count < kCoopMinTiles) {
+    // Unpacked convolutions also split where their tiles fill a second
+    // wave less than half: resnet18's 7x7 stem at batch 1 (196 tiles, k =
+    // 147) took 29.4 us unsplit and 21.4 + 6.0 us (the sum) split 2 ways
+    // on an H200 at precision high, the model 0.387 -> 0.380 ms in place
+    // (ab.py, 4 alternated rounds). Packed ones keep their wider tiles
+    // (widenConvolutionTiles).
+    int64_t splitBelow =
+        linalg::isaConvolutionOpInterface(op) && !config.packedConv
+            ? kCoopMinTiles * 3 / 2
+            : kCoopMinTiles;
+    if (count < splitBelow) {
       // Split-k: about two workgroups per SM, each reducing at least two
       // k steps for a convolution (instead of four: resnet18 0.483 ->
       // 0.467 ms, mobilenet_v2 0.510 -> 0.463, efficientnet_b0 0.884 ->

@@ -111,10 +111,12 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     transposed and batched matmuls) use the general tensor-core kernel
     when their operands are f16, or f32 at `precision` high or medium, and
     the output has at least 132 tiles of 64x64, enough for an H200's SMs
-    (convolutions with fewer split k over up to 264 workgroups, each
-    reducing at least four k steps into a temporary that a second kernel
-    sums and passes through the epilogue; other GEMMs take the SIMT
-    kernel's split-k, which measured faster for them): 2x2 subgroups of
+    (convolutions with fewer, and unpacked ones with fewer than 198, whose
+    second wave would be less than half full, split k over about 264
+    workgroups, each reducing at least two k steps into a temporary that a
+    second kernel sums and passes through the epilogue; other GEMMs with
+    fewer than 132 take the SIMT kernel's split-k, which measured faster
+    for them): 2x2 subgroups of
     4x4 fragments (128x128 tiles) for contractions where those are 132 or
     more, else of 2x2 fragments (64x64 tiles; a convolution's implicit-GEMM
     loads keep more registers live, and 4x4 fragments spill). Unsplit NCHW
