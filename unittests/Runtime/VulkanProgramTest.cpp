@@ -188,31 +188,39 @@ TEST(VulkanProgramTest, LargestFirstAndUnusedTemporariesStayOut) {
   EXPECT_FALSE(program.buffers[3].arenaOffset.has_value());
 }
 
+/// A random program over an input, an output and 1 to `maxTemporaries`
+/// temporaries of up to `maxWords` words: 1 to `maxSteps` steps, a fifth of
+/// them copies, the rest dispatches binding 1 to 4 random buffers.
+Program randomProgram(std::mt19937 &random, size_t maxTemporaries,
+                      uint64_t maxWords, size_t maxSteps) {
+  size_t temporaries = 1 + random() % maxTemporaries;
+  std::vector<Buffer> buffers = {io(Buffer::Kind::Input),
+                                 io(Buffer::Kind::Output)};
+  for (size_t t = 0; t < temporaries; ++t)
+    buffers.push_back(temporary(4 * (1 + random() % maxWords)));
+  Program program = programWith(buffers);
+  size_t steps = 1 + random() % maxSteps;
+  for (size_t s = 0; s < steps; ++s) {
+    auto pick = [&] { return uint32_t(random() % program.buffers.size()); };
+    if (random() % 5 == 0) {
+      uint32_t a = pick(), b = pick();
+      if (a != b)
+        copy(program, a, b,
+             std::min(program.buffers[a].bytes, program.buffers[b].bytes));
+      continue;
+    }
+    std::vector<uint32_t> bound(1 + random() % 4);
+    for (uint32_t &b : bound)
+      b = pick();
+    dispatch(program, bound);
+  }
+  return program;
+}
+
 TEST(VulkanProgramTest, RandomSchedulesNeverShareLiveBytes) {
   std::mt19937 random(7);
   for (int trial = 0; trial < 200; ++trial) {
-    size_t temporaries = 1 + random() % 24;
-    std::vector<Buffer> buffers = {io(Buffer::Kind::Input),
-                                   io(Buffer::Kind::Output)};
-    for (size_t t = 0; t < temporaries; ++t)
-      buffers.push_back(temporary(4 * (1 + random() % 2000)));
-    Program program = programWith(buffers);
-    size_t steps = 1 + random() % 40;
-    for (size_t s = 0; s < steps; ++s) {
-      auto pick = [&] { return uint32_t(random() % program.buffers.size()); };
-      if (random() % 5 == 0) {
-        uint32_t a = pick(), b = pick();
-        if (a == b)
-          continue;
-        copy(program, a, b,
-             std::min(program.buffers[a].bytes, program.buffers[b].bytes));
-        continue;
-      }
-      std::vector<uint32_t> bound(1 + random() % 4);
-      for (uint32_t &b : bound)
-        b = pick();
-      dispatch(program, bound);
-    }
+    Program program = randomProgram(random, 24, 2000, 40);
     ReusePlan plan = planTemporaryReuse(program);
     ASSERT_TRUE(validateProgram(program).isOk())
         << validateProgram(program).message();
@@ -434,14 +442,18 @@ TEST(VulkanProgramTest, ValidationOfDynamicParts) {
 
 } // namespace
 
-/// programWith's kernels with write flags: each writes its last binding
+/// Gives programWith's kernels write flags: each writes its last binding
 /// and reads the others.
-Program programWithWrites(std::vector<Buffer> buffers) {
-  Program program = programWith(std::move(buffers));
+void addWriteFlags(Program &program) {
   for (Kernel &kernel : program.kernels) {
     kernel.writtenBindings.assign(kernel.numBindings, false);
     kernel.writtenBindings.back() = true;
   }
+}
+
+Program programWithWrites(std::vector<Buffer> buffers) {
+  Program program = programWith(std::move(buffers));
+  addWriteFlags(program);
   return program;
 }
 
@@ -519,27 +531,8 @@ TEST(VulkanProgramTest, ProgramsWithArenasKeepTheirOrder) {
 TEST(VulkanProgramTest, RandomSchedulesKeepEveryDependenceBehindABarrier) {
   std::mt19937 random(11);
   for (int trial = 0; trial < 300; ++trial) {
-    size_t temporaries = 1 + random() % 12;
-    std::vector<Buffer> buffers = {io(Buffer::Kind::Input),
-                                   io(Buffer::Kind::Output)};
-    for (size_t t = 0; t < temporaries; ++t)
-      buffers.push_back(temporary(4 * (1 + random() % 500)));
-    Program program = programWithWrites(buffers);
-    size_t steps = 1 + random() % 30;
-    for (size_t s = 0; s < steps; ++s) {
-      auto pick = [&] { return uint32_t(random() % program.buffers.size()); };
-      if (random() % 5 == 0) {
-        uint32_t a = pick(), b = pick();
-        if (a != b)
-          copy(program, a, b,
-               std::min(program.buffers[a].bytes, program.buffers[b].bytes));
-        continue;
-      }
-      std::vector<uint32_t> bound(1 + random() % 4);
-      for (uint32_t &b : bound)
-        b = pick();
-      dispatch(program, bound);
-    }
+    Program program = randomProgram(random, 12, 500, 30);
+    addWriteFlags(program);
     // Which steps conflict, read off the original order: by identity.
     std::vector<StepAccess> before = stepAccesses(program);
     auto conflict = [](const StepAccess &a, const StepAccess &b,
