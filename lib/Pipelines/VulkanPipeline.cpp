@@ -97,7 +97,9 @@ mlir::fx::buildVulkanPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFXFormRowKernels());
     addCleanup(pm);
   }
-  // An elementwise op of two GEMMs fuses into the one on the longer chain.
+  // GEMM epilogues: a channels-last linear layer's NCHW consumer, and an
+  // elementwise op of two GEMMs into the one on the longer chain.
+  pm.addNestedPass<func::FuncOp>(createFXTransposeGemmsForEpilogues());
   pm.addNestedPass<func::FuncOp>(createFXHoistIndependentGemms());
   // Tensors to buffers, with the CPU pipeline's calling convention. The
   // runtime owns every buffer, so no deallocation pipeline.

@@ -242,6 +242,28 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def FXTransposeGemmsForEpilogues : Pass<"fx-transpose-gemms-for-epilogues",
+                                        "func::FuncOp"> {
+  let summary = "Compute a channels-last linear layer whose NCHW consumer "
+                "reads it permuted as channels by pixels";
+  let description = [{
+    In the Vulkan pipeline, on tensors before bufferization. A linear layer
+    over channels-last pixels (`linalg.matmul` of [H * W, K] by a [C, K]
+    weight, from a zero fill, its bias generic after it) whose result an
+    NCHW elementwise op reads through `tensor.expand_shape` to [1, H, W, C]
+    and the permutation (n, c, h, w) -> (n, h, w, c) (ConvNeXt's layer
+    scale and residual add at batch 1) is computed with its operands
+    swapped, [C, H * W], and the elementwise op, with the bias fused into
+    it, over those two dimensions (its other operands collapsed where they
+    are indexed by (h, w) together). The GEMM kernel then takes it as its
+    epilogue (`fx-map-matmuls-to-gpu`), where before it ran as a kernel of
+    its own. Other shapes, batches above 1 and ops reading h or w apart are
+    left alone.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def FXHoistIndependentGemms : Pass<"fx-hoist-independent-gemms",
                                    "func::FuncOp"> {
   let summary = "Give an elementwise op of two GEMMs' results to the GEMM "
