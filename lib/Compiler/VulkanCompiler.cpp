@@ -692,9 +692,8 @@ private:
     for (int i = 0; i < 3; ++i)
       kernel.workgroupSize[i] = size[i];
     kernel.numBindings = gpuFunc.getNumArguments();
-    kernelWrites.push_back(writtenArguments(gpuFunc));
-    kernel.writtenBindings.assign(kernelWrites.back().begin(),
-                                  kernelWrites.back().end());
+    SmallVector<bool> written = writtenArguments(gpuFunc);
+    kernel.writtenBindings.assign(written.begin(), written.end());
     SmallVector<uint32_t> binary;
     if (failed(spirv::serialize(spirvModule, binary)))
       return launch.emitOpError("kernel failed to serialize to SPIR-V");
@@ -775,8 +774,6 @@ private:
   llvm::DenseMap<uint32_t, uint32_t> sizeBuffers;
   llvm::StringMap<uint32_t> globals;
   llvm::StringMap<uint32_t> kernels;
-  /// Per kernel, per binding: whether the kernel may write it.
-  std::vector<SmallVector<bool>> kernelWrites;
 
   /// Per argument of `func`: whether the kernel may write through it
   /// (every argument where a write's target is not known).
@@ -848,25 +845,17 @@ private:
   /// time, as the CPU code's prepare function does.)
   void markPrepareSteps() {
     size_t numBuffers = program.buffers.size(), numSteps = program.steps.size();
-    // Per step, the buffers it reads and writes.
-    std::vector<SmallVector<uint32_t>> reads(numSteps), writes(numSteps);
+    // Per step, the buffers it reads and writes (by the kernels' write
+    // flags), and per buffer the first step using it.
+    std::vector<vk::StepAccess> accesses = vk::stepAccesses(program);
+    std::vector<std::vector<uint32_t>> reads(numSteps), writes(numSteps);
     std::vector<int64_t> firstUse(numBuffers, -1);
     for (size_t s = 0; s < numSteps; ++s) {
-      const vk::Step &step = program.steps[s];
-      auto use = [&](uint32_t b, bool written) {
-        (written ? writes : reads)[s].push_back(b);
+      reads[s] = std::move(accesses[s].reads);
+      writes[s] = std::move(accesses[s].writes);
+      for (uint32_t b : llvm::concat<uint32_t>(reads[s], writes[s]))
         if (firstUse[b] < 0)
           firstUse[b] = int64_t(s);
-      };
-      if (step.kind == vk::Step::Kind::Copy) {
-        use(program.copies[step.index].source, false);
-        use(program.copies[step.index].target, true);
-        continue;
-      }
-      const vk::Dispatch &dispatch = program.dispatches[step.index];
-      const SmallVector<bool> &written = kernelWrites[dispatch.kernel];
-      for (auto [i, b] : llvm::enumerate(dispatch.buffers))
-        use(b, written[i]);
     }
     std::vector<bool> prepare(numSteps, false), prepared(numBuffers, false);
     auto readsOnlyPrepared = [&](size_t s) {

@@ -684,9 +684,9 @@ Status vk::validateProgram(const Program &p) {
                   "'");
     if (!kernel.writtenBindings.empty() &&
         kernel.writtenBindings.size() != kernel.numBindings)
-      return fail("kernel '" + kernel.name + "' has write flags for " +
+      return fail("kernel '" + kernel.name + "' has " +
                   std::to_string(kernel.writtenBindings.size()) +
-                  " bindings but " + std::to_string(kernel.numBindings) +
+                  " write flags for its " + std::to_string(kernel.numBindings) +
                   " bindings");
   }
   std::vector<int> outputBuffers(p.signature.outputs.size(), 0);

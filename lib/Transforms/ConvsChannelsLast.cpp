@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fx/Transforms/LinalgUtils.h"
 #include "fx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -154,12 +155,8 @@ LogicalResult rewriteConv(RewriterBase &b, linalg::Conv2DNchwFchwOp conv) {
     Value a = tensor::CollapseShapeOp::create(b, loc, x, pixels);
     Value w = tensor::CollapseShapeOp::create(b, loc, filter, weights);
     Value c = tensor::CollapseShapeOp::create(b, loc, acc, pixels);
-    MLIRContext *ctx = b.getContext();
-    AffineExpr m, n, k;
-    bindDims(ctx, m, n, k);
-    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {m, k}, ctx),
-                                   AffineMap::get(3, 0, {n, k}, ctx),
-                                   AffineMap::get(3, 0, {m, n}, ctx)};
+    SmallVector<AffineMap> maps =
+        fx::matmulIndexingMaps(b.getContext(), /*transposedB=*/true);
     SmallVector<utils::IteratorType> iterators = {
         utils::IteratorType::parallel, utils::IteratorType::parallel,
         utils::IteratorType::reduction};

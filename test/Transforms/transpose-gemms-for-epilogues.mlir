@@ -1,4 +1,5 @@
 // RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-transpose-gemms-for-epilogues))' | FileCheck %s
+// RUN: fx-opt %s --split-input-file --pass-pipeline='builtin.module(func.func(fx-transpose-gemms-for-epilogues))' | FileCheck %s --check-prefix=DEAD
 
 // ConvNeXt's block end at batch 1: a linear layer over channels-last
 // pixels, its bias, then the layer scale and the residual add in NCHW.
@@ -13,6 +14,10 @@
 // CHECK: %[[E:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[S]], %[[MM]], %[[B]], %[[RC]] : tensor<6x1x1xf32>, tensor<6x16xf32>, tensor<6xf32>, tensor<1x6x16xf32>)
 // CHECK-NOT: linalg.generic
 // CHECK: tensor.expand_shape %[[E]] {{\[}}[0, 1], [2, 3]] output_shape [1, 6, 4, 4]
+// Nothing of the [pixels, channels] form is left, unused inits included.
+// DEAD-LABEL: func.func @block_end
+// DEAD-NOT: tensor<16x6xf32>
+// DEAD-LABEL: func.func @h_alone
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @block_end(%x: tensor<1x4x4x8xf32>, %w: tensor<6x8xf32>, %b: tensor<6xf32>,

@@ -593,3 +593,14 @@ TEST(VulkanProgramTest, RandomSchedulesKeepEveryDependenceBehindABarrier) {
       }
   }
 }
+
+TEST(VulkanProgramTest, ValidationRejectsWriteFlagsOfOtherCounts) {
+  Program program =
+      programWithWrites({io(Buffer::Kind::Input), io(Buffer::Kind::Output)});
+  dispatch(program, {0, 1});
+  ASSERT_TRUE(validateProgram(program).isOk());
+  program.kernels[1].writtenBindings = {true};
+  EXPECT_EQ(validateProgram(program).message(),
+            "invalid Vulkan program: kernel 'k2' has 1 write flags for its "
+            "2 bindings");
+}

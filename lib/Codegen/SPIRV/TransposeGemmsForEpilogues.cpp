@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fx/Codegen/SPIRV/Passes.h"
+#include "fx/Transforms/LinalgUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXTRANSPOSEGEMMSFOREPILOGUES
@@ -31,13 +33,9 @@ namespace {
 /// A matmul of pixels by a transposed weight, `out[p, c] = sum_k x[p, k] *
 /// w[c, k]` (linalg.matmul with those maps), from a zero fill.
 static bool isLinearMatmul(linalg::MatmulOp mm) {
-  MLIRContext *ctx = mm.getContext();
-  AffineExpr p, c, k;
-  bindDims(ctx, p, c, k);
-  SmallVector<AffineMap> want = {AffineMap::get(3, 0, {p, k}, ctx),
-                                 AffineMap::get(3, 0, {c, k}, ctx),
-                                 AffineMap::get(3, 0, {p, c}, ctx)};
-  if (mm.getIndexingMapsArray() != want || !mm.hasPureTensorSemantics())
+  if (mm.getIndexingMapsArray() !=
+          fx::matmulIndexingMaps(mm.getContext(), /*transposedB=*/true) ||
+      !mm.hasPureTensorSemantics())
     return false;
   auto fill = mm.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill)
@@ -267,6 +265,21 @@ static LogicalResult apply(RewriterBase &rewriter, Rewrite r) {
   Value result = tensor::ExpandShapeOp::create(
       rewriter, loc, outType, collapsed.getResult(0),
       SmallVector<ReassociationIndices>{{0, 1}, {2, 3}});
+  // The inits that the rewrite may leave unused (erased at the end).
+  llvm::SetVector<Operation *> inits;
+  for (Value v : {consumer.getDpsInits()[0], fill.getDpsInits()[0], init})
+    inits.insert(v.getDefiningOp());
+  if (r.bias) {
+    inits.insert(r.bias.getDpsInits()[0].getDefiningOp());
+    inits.insert(transposed.getDefiningOp<linalg::GenericOp>()
+                     .getDpsInits()[0]
+                     .getDefiningOp());
+  }
+  auto eraseDeadInits = [&] {
+    for (Operation *op : inits)
+      if (isa_and_nonnull<tensor::EmptyOp>(op) && op->use_empty())
+        rewriter.eraseOp(op);
+  };
   rewriter.replaceOp(consumer, result);
   rewriter.eraseOp(r.expand);
   if (r.bias)
@@ -275,8 +288,10 @@ static LogicalResult apply(RewriterBase &rewriter, Rewrite r) {
   if (fill->use_empty())
     rewriter.eraseOp(fill);
   // The bias into the consumer: the GEMM's epilogue is then one op.
-  if (!r.bias)
+  if (!r.bias) {
+    eraseDeadInits();
     return success();
+  }
   for (OpOperand *input : collapsed.getDpsInputOperands()) {
     if (input->get() != transposed || !linalg::areElementwiseOpsFusable(input))
       continue;
@@ -297,6 +312,7 @@ static LogicalResult apply(RewriterBase &rewriter, Rewrite r) {
       rewriter.eraseOp(transposed.getDefiningOp());
     break;
   }
+  eraseDeadInits();
   return success();
 }
 
