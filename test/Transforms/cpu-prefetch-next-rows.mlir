@@ -14,7 +14,7 @@
 // CHECK: %[[MIN:.*]] = arith.minui %[[NEXT]], %[[LAST]]
 // CHECK: %[[NEXTROW:.*]] = memref.subview %arg0[%[[MIN]], 0] [1, 2048] [1, 1]
 // CHECK: scf.for %[[J:.*]] = %c0 to %c2048 step %c16
-// CHECK: memref.prefetch %[[NEXTROW]][%{{.*}}, %[[J]]], read, locality<3>, data
+// CHECK: memref.prefetch %[[NEXTROW]][%{{.*}}, %[[J]]], read, locality<2>, data
 // CHECK-NEXT: vector.transfer_read
 func.func @two_passes(%in: memref<8x2048xf32>, %out: memref<8x2048xf32>) {
   %c0 = arith.constant 0 : index

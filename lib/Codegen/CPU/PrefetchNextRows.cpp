@@ -17,6 +17,12 @@
 // passes are too short to hide the loads while ordinary stores share the
 // bus (5.5-5.8 ms either way for 4096x4096 on one Zen 5 thread); with
 // non-temporal stores the prefetch took it from 3.9-4.2 to 3.3-3.5 ms.
+// The prefetches fill the L2 cache, not the L1 (locality 2: prefetcht1 on
+// x86): on one Zen 4 thread (4096x4096, 15-run medians of fxrt-run,
+// alternated three times) into the L1 the softmax took 7.7-8.1 ms and the
+// layer norm 6.8-7.6, into the L2 5.4-5.9 (one run 9.8) and 6.0-6.5, with
+// no prefetch 7.0-7.3 and 6.7-8.3: a row of 16 KiB prefetched into the
+// 32 KiB L1 evicts the row being normalized and its weights.
 //
 // On buffers, after bufferization and fx-outline-forall: a row is a
 // `memref.subview` of a buffer defined outside an `scf.for` of step 1 whose
@@ -145,7 +151,7 @@ void prefetchNextRow(scf::ForOp rows, memref::SubViewOp row) {
     for (OpFoldResult offset : view.getMixedOffsets())
       indices.push_back(getValueOrCreateConstantIndexOp(rb, loc, offset));
     memref::PrefetchOp::create(rb, loc, nextRow, indices, /*isWrite=*/false,
-                               /*localityHint=*/3, /*isDataCache=*/true);
+                               /*localityHint=*/2, /*isDataCache=*/true);
   }
 }
 

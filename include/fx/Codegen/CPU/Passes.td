@@ -256,7 +256,12 @@ def FXCPUFuseRowReductions : Pass<"fx-cpu-fuse-row-reductions",
     value is computed. A softmax's `exp(x - max)` and its sum, a layer
     norm's `x - mean` and its sum of squares: one walk of the row each
     instead of two. Upstream's elementwise fusion leaves these alone (the
-    producer has other readers; fusing would compute it twice).
+    producer has other readers; fusing would compute it twice). Except
+    cheap values: an elementwise generic of at most two arithmetic
+    operations (no math function) reading exactly one input of its whole
+    iteration space (a layer norm's `x - mean`), all of whose readers are
+    generics it fuses into, is computed again by each reader and never
+    stored (storing and reloading the row cost more than the subtraction).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
@@ -295,8 +300,10 @@ def FXCPUPrefetchNextRows : Pass<"fx-cpu-prefetch-next-rows",
     larger than the cache), the last loop that reads the row also prefetches the
     same columns of the next row (`memref.prefetch` beside each
     `vector.transfer_read` of the row at constant zero indices of a subview
-    of it). The first pass over the next row then reads the cache while the
-    memory bus would otherwise idle during this row's computation.
+    of it) into the L2 cache (locality 2; into the L1 the next row evicted
+    the row being computed). The first pass over the next row then reads the
+    cache while the memory bus would otherwise idle during this row's
+    computation.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect"];
