@@ -118,6 +118,9 @@ mlir::fx::buildVulkanPipeline(OpPassManager &pm,
   fn.addPass(createFXMapMatmulsToGPU(matmuls));
   FXMapRowKernelsToGPUOptions rowKernels;
   rowKernels.workgroupSize = options.rowWorkgroupSize;
+  // Cooperative-matrix targets run 32-lane subgroups (their GEMM kernels
+  // assume it too).
+  rowKernels.subgroupRows = target->cooperativeMatrix;
   fn.addPass(createFXMapRowKernelsToGPU(rowKernels));
   fn.addPass(createFXPrepareLinalgForGPU());
   fn.addPass(createConvertLinalgToParallelLoopsPass());

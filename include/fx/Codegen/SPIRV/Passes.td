@@ -216,7 +216,12 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
     short rows (32768 rows or more of at most 64 elements: a global average
     pooling at batch 32) take a thread each instead, 128 rows to a
     workgroup, with nothing combined across threads (on an H200, ResNet-50's
-    at batch 32, 65536 rows of 49, took 43.6 us as a workgroup per row). An
+    at batch 32, 65536 rows of 49, took 43.6 us as a workgroup per row).
+    With `subgroup-rows` (targets whose subgroups have 32 lanes: those with
+    cooperative matrices), 512 rows or more of at most 1024 elements take a
+    subgroup each, four rows to a workgroup of 128 threads, combined by
+    subgroup operations alone (ConvNeXt's layer norms over 96 to 768
+    channels). An
     op whose iterations divide evenly among the threads, at most 32 per thread,
     is emitted as straight-line code, and the elements it loads stay in
     registers for the row's later ops that read them the same way (until the
@@ -234,6 +239,9 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
            "Most threads per workgroup (a power of two)">,
     Option<"maxWorkgroups", "max-workgroups", "int64_t", /*default=*/"65535",
            "Largest grid; more rows are strided over">,
+    Option<"subgroupRows", "subgroup-rows", "bool", /*default=*/"false",
+           "The target's subgroups have 32 lanes: short rows may take a "
+           "subgroup each">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -1,0 +1,71 @@
+// RUN: fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-row-kernels-to-gpu{subgroup-rows=true}))' \
+// RUN:   | FileCheck %s
+// RUN: fx-opt %s --split-input-file \
+// RUN:   --pass-pipeline='builtin.module(func.func(fx-map-row-kernels-to-gpu))' \
+// RUN:   | FileCheck %s --check-prefix=WORKGROUP
+
+// Short rows, many of them (3136 rows of 96: a ConvNeXt layer norm's mean
+// at 56x56) on a target of 32-lane subgroups: a subgroup per row, four rows
+// to a workgroup of 128 threads. Lane t of the subgroup reads elements t,
+// t + 32, t + 64 of its row; the sum is combined by the subgroup alone (no
+// workgroup memory, no barrier). Without subgroup-rows: a workgroup per row
+// whose subgroups combine through workgroup memory.
+// CHECK-LABEL: func.func @row_means
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c784{{[_0-9]*}}, %{{.*}}, %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128{{[_0-9]*}}
+// CHECK-NOT: memref.alloc() : memref<{{.*}}, 3>
+// CHECK: %[[LANE:.*]] = arith.remui %[[TX]], %c32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[BX]], %c4
+// CHECK: %[[SUB:.*]] = arith.divui %[[TX]], %c32
+// CHECK: arith.addi %[[FIRST]], %[[SUB]]
+// CHECK: gpu.subgroup_reduce add
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.divf
+// CHECK: gpu.terminator
+// WORKGROUP-LABEL: func.func @row_means
+// WORKGROUP: gpu.launch blocks({{.*}}) in ({{.*}} = %c3136{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{[_0-9]*}},
+// WORKGROUP: gpu.subgroup_reduce add
+// WORKGROUP: gpu.barrier
+func.func @row_means(%x: memref<3136x96xf32>, %y: memref<3136xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 96.0 : f32
+  scf.forall (%r) in (3136) {
+    %row = memref.subview %x[%r, 0] [1, 96] [1, 1] : memref<3136x96xf32> to memref<1x96xf32, strided<[96, 1], offset: ?>>
+    %sum = memref.alloc() : memref<1xf32>
+    linalg.fill ins(%zero : f32) outs(%sum : memref<1xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x96xf32, strided<[96, 1], offset: ?>>) outs(%sum : memref<1xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %a = arith.addf %in, %out : f32
+      linalg.yield %a : f32
+    }
+    %out = memref.subview %y[%r] [1] [1] : memref<3136xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%sum : memref<1xf32>) outs(%out : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %d = arith.divf %in, %n : f32
+      linalg.yield %d : f32
+    }
+  } {fx.dispatch = 0 : i64, fx.row_kernel}
+  return
+}
+
+// -----
+
+// Too few rows to fill the GPU by fours (196 rows of 384: the layer norms
+// at 14x14): a workgroup per row still.
+// CHECK-LABEL: func.func @few_rows
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c196{{[_0-9]*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
+// CHECK: gpu.barrier
+func.func @few_rows(%x: memref<196x384xf32>, %y: memref<196xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%r) in (196) {
+    %row = memref.subview %x[%r, 0] [1, 384] [1, 1] : memref<196x384xf32> to memref<1x384xf32, strided<[384, 1], offset: ?>>
+    %out = memref.subview %y[%r] [1] [1] : memref<196xf32> to memref<1xf32, strided<[1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%out : memref<1xf32, strided<[1], offset: ?>>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%row : memref<1x384xf32, strided<[384, 1], offset: ?>>) outs(%out : memref<1xf32, strided<[1], offset: ?>>) {
+    ^bb0(%in: f32, %o: f32):
+      %a = arith.addf %in, %o : f32
+      linalg.yield %a : f32
+    }
+  } {fx.dispatch = 0 : i64, fx.row_kernel}
+  return
+}
