@@ -351,7 +351,12 @@ void GemmKernelBuilder::build() {
 // time (46 -> 26 dispatches) as its convolutions went from 14 to 32 us:
 // one workgroup reading a 64x64 tile's partial sums of 6 splits is a
 // chain of dependent loads at the end of each kernel, where this kernel
-// spreads them over every SM.
+// spreads them over every SM. Nor as the prologue of a matmul that reads
+// the result (the sum and the epilogue computed as that matmul loads each
+// element, the sum's dispatch gone): on an H200, ConvNeXt's second linear
+// layers then took 45.4 instead of 19.2 us each (the GELU and three partial
+// sums per element, for each of six tile rows, without 16-byte loads), the
+// model 1.243 -> 1.449 ms of GPU time.
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   // One thread per output element: the output plus its partial sums, in
   // split order (the temporary's outermost dimension).
