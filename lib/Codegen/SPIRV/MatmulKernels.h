@@ -291,6 +291,10 @@ public:
   /// The second kernel of split-k: adds the partial sums (`partial`, from
   /// allocatePartialSums) to the output.
   void buildSplitSum(OpBuilder &b, Value partial);
+  /// The sum as an elementwise linalg.generic (`fx.split_sum`) that the
+  /// row kernel reading the result computes as it reads; false (nothing
+  /// built) where that does not apply.
+  bool buildSplitSumGeneric(OpBuilder &b, Value partial);
 
 private:
   Location kernelLoc() const { return fusion.kernelLocation(loc); }

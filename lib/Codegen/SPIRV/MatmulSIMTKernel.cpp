@@ -358,6 +358,8 @@ void GemmKernelBuilder::build() {
 // sums per element, for each of six tile rows, without 16-byte loads), the
 // model 1.243 -> 1.449 ms of GPU time.
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
+  if (buildSplitSumGeneric(b, partial))
+    return;
   // One thread per output element: the output plus its partial sums, in
   // split order (the temporary's outermost dimension).
   int64_t splits = cast<MemRefType>(partial.getType()).getDimSize(0);
@@ -388,6 +390,111 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
         memref::LoadOp::create(gb, loc, partial,
                                ValueRange{cst(gb, s), brc[0], brc[1], brc[2]}));
   storeGemmResult(gb, loc, op, fusion, acc, outIndex);
+}
+
+// The split-k sum of a matmul whose result a row kernel reads (a
+// transformer's projections before their residual add and layer norm) as
+// an elementwise linalg.generic tagged `fx.split_sum` instead of a kernel:
+// fx-map-row-kernels-to-gpu then computes each element it reads from the
+// partial sums (applying the epilogue), and the sum needs no dispatch of
+// its own. The row kernel reads each element once, coalesced along the
+// row, where a matmul reading it as an operand computed it once per tile
+// (see above). Left in place, the generic becomes an elementwise kernel.
+bool GemmKernelBuilder::buildSplitSumGeneric(OpBuilder &b, Value partial) {
+  // A plain [rows, cols] output, each group one loop, from zero.
+  Value out = op.getDpsInits()[0];
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!linalg::isaContractionOpInterface(op) || !fusion.zeroInit ||
+      (fusion.epilogue && fusion.storeAccumulator) || view.batch.size() != 1 ||
+      view.rows.loops.size() != 1 || view.cols.loops.size() != 1 || !outType ||
+      outType.getRank() != 2 || !outType.hasStaticShape() ||
+      outMap.getNumResults() != 2 ||
+      outMap.getResult(0) != b.getAffineDimExpr(view.rows.loops[0]) ||
+      outMap.getResult(1) != b.getAffineDimExpr(view.cols.loops[0]))
+    return false;
+  linalg::GenericOp epilogue = fusion.epilogue;
+  Value result = epilogue ? epilogue.getDpsInits()[0] : out;
+  if (epilogue &&
+      (!epilogue.getIndexingMapsArray().back().isIdentity() ||
+       epilogue.getNumDpsInits() != 1 || epilogue.getNumLoops() != 2))
+    return false;
+  // Only where a row kernel reads the result (or an expand_shape of it).
+  auto inRowKernel = [](Operation *user) {
+    auto forall = user->getParentOfType<scf::ForallOp>();
+    return forall && forall->hasAttr("fx.row_kernel");
+  };
+  if (!result.getDefiningOp<memref::AllocOp>() ||
+      !llvm::any_of(result.getUsers(), [&](Operation *user) {
+        if (auto expand = dyn_cast<memref::ExpandShapeOp>(user))
+          return llvm::any_of(expand->getUsers(), inRowKernel);
+        return inRowKernel(user);
+      }))
+    return false;
+
+  int64_t splits = cast<MemRefType>(partial.getType()).getDimSize(0);
+  MLIRContext *ctx = b.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, ctx);
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (int64_t split = 0; split < splits; ++split) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(split),
+                                         b.getIndexAttr(0), b.getIndexAttr(0),
+                                         b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(1),
+                                       b.getIndexAttr(outType.getDimSize(0)),
+                                       b.getIndexAttr(outType.getDimSize(1))};
+    SmallVector<OpFoldResult> strides(4, b.getIndexAttr(1));
+    auto viewType = memref::SubViewOp::inferRankReducedResultType(
+        outType.getShape(), cast<MemRefType>(partial.getType()), offsets, sizes,
+        strides);
+    inputs.push_back(memref::SubViewOp::create(b, loc, viewType, partial,
+                                               offsets, sizes, strides));
+    maps.push_back(identity);
+  }
+  SmallVector<OpOperand *> others;
+  if (epilogue)
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (!readsAccumulator(op, epilogue, input)) {
+        others.push_back(input);
+        inputs.push_back(input->get());
+        maps.push_back(epilogue.getMatchingIndexingMap(input));
+      }
+  maps.push_back(identity);
+  auto generic = linalg::GenericOp::create(
+      b, fx::withKernelRole(kernelLoc(), "split-k sum"), TypeRange(), inputs,
+      ValueRange{result}, maps,
+      SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel));
+  generic->setAttr("fx.split_sum", b.getUnitAttr());
+  Block *body = b.createBlock(&generic.getRegion());
+  OpBuilder bb = OpBuilder::atBlockBegin(body);
+  Type element = outType.getElementType();
+  Value sum;
+  for (int64_t split = 0; split < splits; ++split) {
+    Value value = body->addArgument(element, loc);
+    sum = sum ? arith::AddFOp::create(bb, loc, sum, value).getResult() : value;
+  }
+  if (epilogue) {
+    IRMapping mapping;
+    Block &epilogueBody = epilogue.getRegion().front();
+    for (OpOperand *input : others) {
+      BlockArgument arg = epilogueBody.getArgument(input->getOperandNumber());
+      mapping.map(arg, body->addArgument(arg.getType(), loc));
+    }
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (readsAccumulator(op, epilogue, input))
+        mapping.map(epilogueBody.getArgument(input->getOperandNumber()), sum);
+    BlockArgument init = epilogueBody.getArguments().back();
+    mapping.map(init, body->addArgument(init.getType(), loc));
+    for (Operation &inner : epilogueBody.without_terminator())
+      bb.clone(inner, mapping);
+    sum = mapping.lookupOrDefault(epilogueBody.getTerminator()->getOperand(0));
+  } else {
+    body->addArgument(element, loc);
+  }
+  linalg::YieldOp::create(bb, loc, sum);
+  b.setInsertionPointAfter(generic);
+  return true;
 }
 
 } // namespace mlir::fx::matmul

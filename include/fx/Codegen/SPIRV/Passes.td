@@ -221,7 +221,13 @@ def FXMapRowKernelsToGPU : Pass<"fx-map-row-kernels-to-gpu", "func::FuncOp"> {
     cooperative matrices), 512 rows or more of at most 1024 elements take a
     subgroup each, four rows to a workgroup of 128 threads, combined by
     subgroup operations alone (ConvNeXt's layer norms over 96 to 768
-    channels). An
+    channels). A split-k sum that `fx-map-matmuls-to-gpu` left as an
+    elementwise generic (`fx.split_sum`) right before the row kernel, whose
+    result only the row kernel reads (directly or through an
+    `expand_shape`) before the buffer is written anew, is computed by the
+    row kernel as it reads each element (the partial sums added, the
+    epilogue applied), and the generic goes: a transformer's projections
+    before their residual add and layer norm need no sum kernel. An
     op whose iterations divide evenly among the threads, at most 32 per thread,
     is emitted as straight-line code, and the elements it loads stay in
     registers for the row's later ops that read them the same way (until the
