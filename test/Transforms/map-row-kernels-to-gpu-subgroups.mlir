@@ -145,3 +145,29 @@ func.func @split_sum_read_later(%partial: memref<2x1x1024x64xf32>, %y: memref<10
   memref.copy %sum, %z : memref<1024x64xf32> to memref<1024x64xf32>
   return
 }
+
+// -----
+
+// Kept: the kernel writes its result in place of the sum it reads.
+// CHECK-LABEL: func.func @split_sum_in_place
+// CHECK: fx.split_sum
+// CHECK: gpu.launch
+func.func @split_sum_in_place(%partial: memref<2x1x1024x64xf32>) {
+  %sum = memref.alloc() : memref<1024x64xf32>
+  %p0 = memref.subview %partial[0, 0, 0, 0] [1, 1, 1024, 64] [1, 1, 1, 1] : memref<2x1x1024x64xf32> to memref<1024x64xf32, strided<[64, 1]>>
+  %p1 = memref.subview %partial[1, 0, 0, 0] [1, 1, 1024, 64] [1, 1, 1, 1] : memref<2x1x1024x64xf32> to memref<1024x64xf32, strided<[64, 1], offset: 65536>>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%p0, %p1 : memref<1024x64xf32, strided<[64, 1]>>, memref<1024x64xf32, strided<[64, 1], offset: 65536>>) outs(%sum : memref<1024x64xf32>) attrs = {fx.split_sum} {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  scf.forall (%i) in (1024) {
+    %row = memref.subview %sum[%i, 0] [1, 64] [1, 1] : memref<1024x64xf32> to memref<1x64xf32, strided<[64, 1], offset: ?>>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%row : memref<1x64xf32, strided<[64, 1], offset: ?>>) {
+    ^bb0(%o: f32):
+      %d = arith.addf %o, %o : f32
+      linalg.yield %d : f32
+    }
+  } {fx.dispatch = 0 : i64, fx.row_kernel}
+  return
+}

@@ -731,9 +731,33 @@ void RowKernelBuilder::findPrologues() {
           })
           .wasInterrupted();
     };
+    // The kernel itself only reads it (a kernel writing its output in
+    // place of it would leave its own values there).
+    bool written = false;
+    forall.getBody()->walk([&](Operation *op) {
+      SmallVector<Value> targets;
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+        targets = linalgOp.getDpsInits();
+      else if (auto copy = dyn_cast<memref::CopyOp>(op))
+        targets.push_back(copy.getTarget());
+      else if (auto store = dyn_cast<memref::StoreOp>(op))
+        targets.push_back(store.getMemRef());
+      written |= llvm::any_of(targets, [&](Value target) {
+        return fx::viewedBuffer(target) == buffer;
+      });
+    });
+    if (written)
+      continue;
+    // Views of it made after the kernel are aliases too.
     Operation *next = forall->getNextNode();
-    while (next && (isa<ViewLikeOpInterface>(next) || !touches(next)))
+    while (next && !touches(next))
       next = next->getNextNode();
+    while (next && isa<ViewLikeOpInterface>(next)) {
+      aliases.insert(next->getResult(0));
+      next = next->getNextNode();
+      while (next && !touches(next))
+        next = next->getNextNode();
+    }
     if (next) {
       auto writer = dyn_cast<linalg::LinalgOp>(next);
       if (!writer || writer.getNumDpsInits() != 1 ||
