@@ -101,19 +101,17 @@ private:
   int64_t threads = 0;
   /// A subgroup per row: its reductions combine within the subgroup only.
   bool subgroupPerRow = false;
-  /// Buffers written before the kernel by a split-k sum generic
-  /// (`fx.split_sum`) that only this kernel reads: it computes their
-  /// elements from the generic's inputs instead (loadElement). Whether a
-  /// read of one fell back to loading the buffer (then the generic stays).
-  struct Prologue {
-    linalg::GenericOp generic;
-    /// The view the kernel reads the generic's buffer through, if any.
-    memref::ExpandShapeOp expand;
-  };
-  llvm::DenseMap<Value, Prologue> prologues;
-  llvm::DenseSet<Value> prologueLoaded;
-  /// Finds `prologues`.
-  void findPrologues();
+  /// A split-k sum generic (`fx.split_sum`) right before the kernel whose
+  /// buffer only this kernel reads: the kernel computes the elements it
+  /// reads from the generic's inputs instead (loadElement).
+  linalg::GenericOp prologue;
+  /// The values the kernel reads the buffer through: the buffer, or an
+  /// expand_shape of it (then that op).
+  llvm::DenseMap<Value, memref::ExpandShapeOp> prologueReads;
+  /// Whether a read fell back to loading the buffer (the generic stays).
+  bool prologueLoaded = false;
+  /// Finds `prologue` and `prologueReads`.
+  void findPrologue();
   /// The element of `source` (a buffer or a view of it) at `indices`:
   /// loaded, or computed by its buffer's prologue.
   Value loadElement(OpBuilder &b, Value source, ValueRange indices);
@@ -546,7 +544,7 @@ LogicalResult RowKernelBuilder::build() {
   if (!forall.getOutputs().empty())
     return forall.emitOpError("row kernel must be bufferized first");
   // Before the launch goes in (right before the kernel).
-  findPrologues();
+  findPrologue();
   OpBuilder b(forall);
   // Rows are counted on the host where the loop's bounds are dynamic (a
   // dynamic batch dimension).
@@ -673,17 +671,14 @@ LogicalResult RowKernelBuilder::build() {
   OpBuilder end = OpBuilder::atBlockEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(end, loc);
   forall.erase();
-  // Split-k sums the kernel computed wherever it read them: no kernel of
-  // their own, and their buffer goes unless something else holds it.
-  llvm::SmallPtrSet<Operation *, 4> erased;
-  for (auto &[read, prologue] : prologues) {
-    if (prologueLoaded.contains(read) ||
-        !erased.insert(prologue.generic).second)
-      continue;
-    Value buffer = prologue.generic.getDpsInits()[0];
-    prologue.generic->erase();
-    if (prologue.expand && prologue.expand->use_empty())
-      prologue.expand->erase();
+  // A split-k sum the kernel computed wherever it read it: no kernel of its
+  // own, and its buffer goes unless something else holds it.
+  if (prologue && !prologueLoaded) {
+    Value buffer = prologue.getDpsInits()[0];
+    prologue->erase();
+    for (auto [read, expand] : prologueReads)
+      if (expand && expand->use_empty())
+        expand->erase();
     if (auto alloc = buffer.getDefiningOp<memref::AllocOp>();
         alloc && alloc->use_empty())
       alloc->erase();
@@ -691,102 +686,102 @@ LogicalResult RowKernelBuilder::build() {
   return success();
 }
 
-void RowKernelBuilder::findPrologues() {
-  llvm::SmallDenseSet<Value> bases;
+void RowKernelBuilder::findPrologue() {
+  // Right before the kernel (allocations and pure ops, views, aside): a
+  // split-k sum generic that writes a buffer.
+  Operation *prev = forall->getPrevNode();
+  while (prev && (isa<memref::AllocOp>(prev) || isPure(prev)))
+    prev = prev->getPrevNode();
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(prev);
+  if (!generic || !generic->hasAttr("fx.split_sum") ||
+      generic.getNumDpsInits() != 1)
+    return;
+  Value buffer = generic.getDpsInits()[0];
+  if (!buffer.getDefiningOp<memref::AllocOp>())
+    return;
+  // The kernel itself only reads it (a kernel writing its output in place
+  // of it would leave its own values there).
+  bool written = false;
   forall.getBody()->walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      if (isa<MemRefType>(operand.getType()) &&
-          !forall->isAncestor(operand.getParentBlock()->getParentOp()))
-        bases.insert(operand);
-  });
-  for (Value read : bases) {
-    // The buffer itself, or an expand_shape of it.
-    auto expand = read.getDefiningOp<memref::ExpandShapeOp>();
-    Value buffer = expand ? expand.getSrc() : read;
-    if (!buffer.getDefiningOp<memref::AllocOp>())
-      continue;
-    // Right before the kernel (allocations and pure ops, views, aside): a
-    // split-k sum generic that writes the buffer.
-    Operation *prev = forall->getPrevNode();
-    while (prev && (isa<memref::AllocOp>(prev) || isPure(prev)))
-      prev = prev->getPrevNode();
-    auto generic = dyn_cast_or_null<linalg::GenericOp>(prev);
-    if (!generic || !generic->hasAttr("fx.split_sum") ||
-        generic.getNumDpsInits() != 1 || generic.getDpsInits()[0] != buffer)
-      continue;
-    // After the kernel, what the generic wrote is dead: the next op that
-    // touches the buffer or a view of it (the bufferization reuses buffers)
-    // overwrites it whole without reading it.
-    llvm::SmallDenseSet<Value> aliases = {buffer};
-    for (Operation *user : buffer.getUsers())
-      if (isa<ViewLikeOpInterface>(user))
-        aliases.insert(user->getResult(0));
-    auto touches = [&](Operation *op) {
-      return op
-          ->walk([&](Operation *inner) {
-            return llvm::any_of(inner->getOperands(),
-                                [&](Value v) { return aliases.contains(v); })
-                       ? WalkResult::interrupt()
-                       : WalkResult::advance();
-          })
-          .wasInterrupted();
-    };
-    // The kernel itself only reads it (a kernel writing its output in
-    // place of it would leave its own values there).
-    bool written = false;
-    forall.getBody()->walk([&](Operation *op) {
-      SmallVector<Value> targets;
-      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-        targets = linalgOp.getDpsInits();
-      else if (auto copy = dyn_cast<memref::CopyOp>(op))
-        targets.push_back(copy.getTarget());
-      else if (auto store = dyn_cast<memref::StoreOp>(op))
-        targets.push_back(store.getMemRef());
-      written |= llvm::any_of(targets, [&](Value target) {
-        return fx::viewedBuffer(target) == buffer;
-      });
+    SmallVector<Value> targets;
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+      targets = linalgOp.getDpsInits();
+    else if (auto copy = dyn_cast<memref::CopyOp>(op))
+      targets.push_back(copy.getTarget());
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      targets.push_back(store.getMemRef());
+    written |= llvm::any_of(targets, [&](Value target) {
+      return fx::viewedBuffer(target) == buffer;
     });
-    if (written)
-      continue;
-    // Views of it made after the kernel are aliases too.
-    Operation *next = forall->getNextNode();
+  });
+  if (written)
+    return;
+  // After the kernel, what the generic wrote is dead: the next op that
+  // touches the buffer or a view of it (the bufferization reuses buffers)
+  // overwrites it whole without reading it. Views of it made after the
+  // kernel are aliases too.
+  llvm::SmallDenseSet<Value> aliases = {buffer};
+  for (Operation *user : buffer.getUsers())
+    if (isa<ViewLikeOpInterface>(user))
+      aliases.insert(user->getResult(0));
+  auto touches = [&](Operation *op) {
+    return op
+        ->walk([&](Operation *inner) {
+          return llvm::any_of(inner->getOperands(),
+                              [&](Value v) { return aliases.contains(v); })
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  Operation *next = forall->getNextNode();
+  while (next && !touches(next))
+    next = next->getNextNode();
+  while (next && isa<ViewLikeOpInterface>(next)) {
+    aliases.insert(next->getResult(0));
+    next = next->getNextNode();
     while (next && !touches(next))
       next = next->getNextNode();
-    while (next && isa<ViewLikeOpInterface>(next)) {
-      aliases.insert(next->getResult(0));
-      next = next->getNextNode();
-      while (next && !touches(next))
-        next = next->getNextNode();
-    }
-    if (next) {
-      auto writer = dyn_cast<linalg::LinalgOp>(next);
-      if (!writer || writer.getNumDpsInits() != 1 ||
-          writer.getDpsInits()[0] != buffer ||
-          writer.payloadUsesValueFromOperand(writer.getDpsInitOperand(0)) ||
-          llvm::any_of(writer.getDpsInputs(),
-                       [&](Value v) { return aliases.contains(v); }))
-        continue;
-    }
-    prologues[read] = {generic, expand};
   }
+  if (next) {
+    auto writer = dyn_cast<linalg::LinalgOp>(next);
+    if (!writer || writer.getNumDpsInits() != 1 ||
+        writer.getDpsInits()[0] != buffer ||
+        writer.payloadUsesValueFromOperand(writer.getDpsInitOperand(0)) ||
+        llvm::any_of(writer.getDpsInputs(),
+                     [&](Value v) { return aliases.contains(v); }))
+      return;
+  }
+  // The kernel's reads of it, from outside the kernel: the buffer itself,
+  // or an expand_shape of it.
+  forall.getBody()->walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      auto expand = operand.getDefiningOp<memref::ExpandShapeOp>();
+      if ((operand == buffer || (expand && expand.getSrc() == buffer)) &&
+          !forall->isAncestor(operand.getParentBlock()->getParentOp()))
+        prologueReads[operand] = expand;
+    }
+  });
+  if (!prologueReads.empty())
+    prologue = generic;
 }
 
 Value RowKernelBuilder::loadElement(OpBuilder &b, Value source,
                                     ValueRange indices) {
-  if (prologues.empty())
+  if (!prologue)
     return memref::LoadOp::create(b, loc, source, indices);
   Value base = source;
   SmallVector<Value> at(indices);
   // A view made in the kernel (its clone): the element's indices in the
-  // viewed buffer, for same-rank views of unit strides; other views of a
+  // viewed buffer, for same-rank views of unit strides; other views of the
   // prologue's buffer read it (and keep its generic).
   if (auto view = source.getDefiningOp<memref::SubViewOp>();
-      view && prologues.count(view.getSource())) {
+      view && prologueReads.count(view.getSource())) {
     if (view.getSourceType().getRank() != view.getType().getRank() ||
         !llvm::all_of(view.getMixedStrides(), [](OpFoldResult stride) {
           return isConstantIntValue(stride, 1);
         })) {
-      prologueLoaded.insert(view.getSource());
+      prologueLoaded = true;
       return memref::LoadOp::create(b, loc, source, indices);
     }
     base = view.getSource();
@@ -794,12 +789,12 @@ Value RowKernelBuilder::loadElement(OpBuilder &b, Value source,
       index = arith::AddIOp::create(
           b, loc, index, getValueOrCreateConstantIndexOp(b, loc, offset));
   }
-  auto it = prologues.find(base);
-  if (it == prologues.end())
+  auto it = prologueReads.find(base);
+  if (it == prologueReads.end())
     return memref::LoadOp::create(b, loc, source, indices);
   // Through an expand_shape: each group of its indices linearized into one
   // index of the generic's buffer (static shapes).
-  if (memref::ExpandShapeOp expand = it->second.expand) {
+  if (memref::ExpandShapeOp expand = it->second) {
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
     SmallVector<Value> collapsed;
     for (ReassociationIndices group : expand.getReassociationIndices()) {
@@ -813,22 +808,8 @@ Value RowKernelBuilder::loadElement(OpBuilder &b, Value source,
     at = collapsed;
   }
   // The generic's loops are its buffer's indices (its output map is the
-  // identity): load its inputs there and run its body.
-  linalg::GenericOp generic = it->second.generic;
-  IRMapping payload;
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    Value value = input->get();
-    if (isa<MemRefType>(value.getType())) {
-      SmallVector<Value> inputAt = *affine::expandAffineMap(
-          b, loc, generic.getMatchingIndexingMap(input), at);
-      value = memref::LoadOp::create(b, loc, value, inputAt);
-    }
-    payload.map(generic.getMatchingBlockArgument(input), value);
-  }
-  Block *body = generic.getBlock();
-  for (Operation &inner : body->without_terminator())
-    b.clone(inner, payload);
-  return payload.lookupOrDefault(body->getTerminator()->getOperand(0));
+  // identity): its payload at `at`.
+  return emitPayload(b, prologue, at, Value());
 }
 
 struct MapRowKernelsToGPUPass
