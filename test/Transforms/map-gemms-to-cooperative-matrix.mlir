@@ -485,3 +485,27 @@ func.func @pointwise_odd_image(%in: memref<32x256x14x14xf32>, %w: memref<64x256x
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%in, %w : memref<32x256x14x14xf32>, memref<64x256x1x1xf32>) outs(%out : memref<32x64x14x14xf32>)
   return
 }
+
+// -----
+
+// A channels-last linear layer (ConvNeXt's): its [1, 56, 56, 96] input and
+// [1, 56, 56, 384] output are collapsed to rows of pixels. Those views keep
+// the buffers' row-major order, so the input is still read, and the output
+// written, as 16-byte words of the whole buffers under the views.
+// HIGH-LABEL: func.func @collapsed_linear
+// HIGH-DAG: %[[XW:.*]] = builtin.unrealized_conversion_cast %[[X:.*]] : memref<1x56x56x96xf32> to memref<75264xvector<4xi32>>
+// HIGH-DAG: %[[YW:.*]] = builtin.unrealized_conversion_cast %[[Y:.*]] : memref<1x56x56x384xf32> to memref<301056xvector<4xi32>>
+// HIGH: gpu.launch
+// HIGH: memref.load %[[XW]][%{{.*}}] : memref<75264xvector<4xi32>>
+// HIGH: memref.store %{{.*}}, %[[YW]][%{{.*}}] : memref<301056xvector<4xi32>>
+func.func @collapsed_linear(%x: memref<1x56x56x96xf32>, %w: memref<384x96xf32>, %y: memref<1x56x56x384xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %xc = memref.collapse_shape %x [[0, 1, 2], [3]] : memref<1x56x56x96xf32> into memref<3136x96xf32>
+  %yc = memref.collapse_shape %y [[0, 1, 2], [3]] : memref<1x56x56x384xf32> into memref<3136x384xf32>
+  linalg.fill ins(%zero : f32) outs(%yc : memref<3136x384xf32>)
+  // expected-remark @below {{not mapped onto cooperative matrices: not a plain linalg.matmul}}
+  // expected-remark @below {{cooperative-matrix GEMM: 3136x384x96 on bf16x3 fragments, 64x64 tiles, k step 16}}
+  // expected-remark @below {{fused into the kernel: zero initial value}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%xc, %w : memref<3136x96xf32>, memref<384x96xf32>) outs(%yc : memref<3136x384xf32>)
+  return
+}

@@ -317,6 +317,29 @@ void widenConvolutionTiles(linalg::LinalgOp op, const GemmView &view,
     widen(4, 2, 2, 2, 96);
 }
 
+/// The buffer under `value` whose elements are `value`'s in the same
+/// row-major order: `value` itself, or the source of a chain of
+/// collapse_shape / expand_shape views of a static, identity-layout buffer
+/// (a linear layer's [1, H, W, C] input read as [H x W, C]). A 16-byte view
+/// of that buffer, indexed by linearizing `value`'s indices over `value`'s
+/// shape, then reads the same elements. Null where a view may reorder or
+/// offset them. (Before, any view sent its operand to the per-element
+/// loads: on an H200 at precision high, alternated in one call, GPU time,
+/// convnext_tiny 1.232 -> 1.169 ms, its first linear layers at 56x56 18.3
+/// -> 13.9 us each; the transformer encoder 0.238 -> 0.216 ms.)
+static Value contiguousBuffer(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      value.getDefiningOp<ViewLikeOpInterface>())
+    return Value();
+  return value;
+}
+
 namespace {
 /// One operand's staging: `count` elements of `group` per k step of
 /// `kStep`, in units of 8 along k (`alongK`) or along the group.
@@ -741,10 +764,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     AffineMap map = op.getIndexingMapsArray()[st.operand];
     // Views (a collapse_shape of the batch into rows) stay in the kernel,
     // where fold-memref-alias-ops folds them into the indices.
+    Value buffer = contiguousBuffer(input);
     if (config.packedConv || !st.alongK || fusion.padded[st.operand] ||
-        fusion.prologue[st.operand] || !type ||
-        input.getDefiningOp<ViewLikeOpInterface>() || !type.hasStaticShape() ||
-        !type.getLayout().isIdentity() || map.getNumResults() < reductionRank)
+        fusion.prologue[st.operand] || !type || !buffer ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        map.getNumResults() < reductionRank)
       continue;
     bool trailing = true;
     for (int64_t i = 0; i < reductionRank; ++i) {
@@ -757,7 +781,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     if (!trailing)
       continue;
     if (kSize % 8 == 0 && (inElement.isF32() || inElement.isF16())) {
-      words[st.operand] = wordView(input);
+      words[st.operand] = wordView(buffer);
       continue;
     }
     OpBuilder outside(launch);
@@ -765,7 +789,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         UnrealizedConversionCastOp::create(
             outside, loc,
             MemRefType::get({type.getNumElements()}, type.getElementType()),
-            input)
+            buffer)
             .getResult(0);
   }
   // Channels-last operands (an NHWC convolution's input, padded or not):
@@ -783,19 +807,20 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       continue;
     const std::optional<PaddedInput> &padded = fusion.padded[st.operand];
     Value source = padded ? padded->source : op.getDpsInputs()[st.operand];
+    Value buffer = contiguousBuffer(source);
     auto type = dyn_cast<MemRefType>(source.getType());
     AffineMap map = op.getIndexingMapsArray()[st.operand];
     auto innermost = dyn_cast<AffineDimExpr>(map.getResults().back());
     int64_t inner = view.reduction.sizes.back();
     if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        source.getDefiningOp<ViewLikeOpInterface>() || !innermost ||
+        !buffer || !innermost ||
         innermost.getPosition() != view.reduction.loops.back() ||
         inner % 8 != 0 || type.getShape().back() != inner ||
         (padded && (padded->low.back() != 0 || padded->sizes.back() != inner)))
       continue;
     channelShape[st.operand].assign(type.getShape().begin(),
                                     type.getShape().end());
-    channelWords[st.operand] = wordView(source);
+    channelWords[st.operand] = wordView(buffer);
   }
   // Operands whose units run along the group (not k) and whose innermost
   // dimensions are the group's innermost loops one to one (loops of one
@@ -814,11 +839,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
   for (const Staging &st : staging) {
     Value input = op.getDpsInputs()[st.operand];
+    Value buffer = contiguousBuffer(input);
     auto type = dyn_cast<MemRefType>(input.getType());
     if (config.packedConv || st.alongK || fusion.padded[st.operand] ||
         fusion.prologue[st.operand] || !type || !type.hasStaticShape() ||
-        !type.getLayout().isIdentity() ||
-        input.getDefiningOp<ViewLikeOpInterface>() || st.group->isDynamic() ||
+        !type.getLayout().isIdentity() || !buffer || st.group->isDynamic() ||
         !(inElement.isF32() || inElement.isF16()))
       continue;
     AffineMap map = op.getIndexingMapsArray()[st.operand];
@@ -840,7 +865,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     }
     if (run < 8 || run % 8 != 0)
       continue;
-    columnWords[st.operand] = wordView(input);
+    columnWords[st.operand] = wordView(buffer);
   }
   // Units along a loop group whose innermost loop has a multiple of 8
   // iterations never cross into the next value of the outer loops: the
@@ -1324,16 +1349,16 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       return known;
     auto type = dyn_cast<MemRefType>(buffer.getType());
     auto outType = cast<MemRefType>(op.getDpsInits()[0].getType());
+    Value source = contiguousBuffer(buffer);
     if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
         !type.getLayout().isIdentity() ||
-        type.getShape() != outType.getShape() ||
-        buffer.getDefiningOp<ViewLikeOpInterface>())
+        type.getShape() != outType.getShape() || !source)
       return Value();
     OpBuilder outside(launch);
     Value units =
         UnrealizedConversionCastOp::create(
             outside, loc,
-            MemRefType::get({type.getNumElements() / 4}, copyType), buffer)
+            MemRefType::get({type.getNumElements() / 4}, copyType), source)
             .getResult(0);
     unitViews[buffer] = units;
     return units;
