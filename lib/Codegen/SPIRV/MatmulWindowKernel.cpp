@@ -11,6 +11,13 @@
 // convert-linalg-to-parallel-loops, such a convolution is four or five
 // dispatches: the padded copy's zero fill and copy, the output's zero fill, the
 // convolution and its epilogue.
+// (Four or two neighbouring outputs per thread, sharing their filter taps
+// and, through the driver's compiler, the input columns of neighbouring
+// windows, measured slower on an H200: ConvNeXt's 7x7 depthwise
+// convolutions at 56x56 14.4 -> 16.2 us, at 28x28 9.2 -> 12.4, the model
+// 1.165 -> 1.187 ms; mobilenet_v2 0.414 -> 0.422. A warp's loads then
+// span four times the bytes, and a quarter of the threads hide less
+// latency.)
 //
 //===----------------------------------------------------------------------===//
 
