@@ -113,7 +113,7 @@ func.func @unmapped(%a: memref<4x8xi32>, %b: memref<8x4xi32>, %c: memref<4x4xi32
 // CHECK: arith.cmpi ult, %{{.*}}, %[[M]]
 // CHECK: memref.load %[[A]]
 func.func @dynamic_rows(%a: memref<?x64xf32>, %b: memref<64x32xf32>, %c: memref<?x32xf32>) {
-  // expected-remark @below {{tiled matmul: ?x32x64 in 64x64 output tiles, k step 16, 256 threads of 4x4}}
+  // expected-remark @below {{tiled matmul: ?x32x64 in 64x32 output tiles, k step 16, 256 threads of 4x2}}
   linalg.matmul ins(%a, %b : memref<?x64xf32>, memref<64x32xf32>) outs(%c : memref<?x32xf32>)
   return
 }
@@ -126,7 +126,7 @@ func.func @dynamic_rows(%a: memref<?x64xf32>, %b: memref<64x32xf32>, %c: memref<
 // CHECK: %[[B:.*]] = memref.dim %[[A]], %c0
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}}, {{.*}} = %[[B]])
 func.func @dynamic_batch(%a: memref<?x16x64xf32>, %b: memref<?x64x16xf32>, %c: memref<?x16x16xf32>) {
-  // expected-remark @below {{tiled matmul: 16x16x64 (batch ?) in 64x64 output tiles}}
+  // expected-remark @below {{tiled matmul: 16x16x64 (batch ?) in 64x32 output tiles}}
   linalg.batch_matmul ins(%a, %b : memref<?x16x64xf32>, memref<?x64x16xf32>) outs(%c : memref<?x16x16xf32>)
   return
 }

@@ -26,6 +26,13 @@ static TileConfig chooseTileShape(int64_t batch, int64_t rows, int64_t cols) {
     return {64, 128, 8, 4, 8};
   if (rows >= 128 && tiles(128, 64) >= 256)
     return {128, 64, 8, 8, 4};
+  // Outputs of at most 32 columns (attention's probabilities times values
+  // at a head size of 32) would leave half of a 64x64 tile's threads idle.
+  // On an H200 (alternated in one call, GPU time): the transformer
+  // encoder's two such products 14.5 -> 12.1 and 12.9 -> 10.9 us, the model
+  // 0.247 -> 0.242 ms; efficientnet_b0 0.705 -> 0.701.
+  if (cols <= 32)
+    return {64, 32, 16, 4, 2};
   return {64, 64, 16, 4, 4};
 }
 
