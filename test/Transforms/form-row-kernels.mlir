@@ -144,6 +144,42 @@ func.func @transposed_row(%x: tensor<1x8x4x4xf32>, %b: tensor<8xf32>) -> tensor<
 
 // -----
 
+// The same row transposed back to channels-first (ConvNeXt's LayerNorm2d:
+// permute, layer norm, permute back). The transpose back does not take the
+// row's division: the row kernel stays whole (one kernel, not the division
+// in the transpose's kernel and the sum in another), and the transpose is
+// left as a copy.
+// CHECK-LABEL: func.func @transposed_back
+// CHECK: %[[ROWS:.*]] = scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) in (1, 4, 4)
+// CHECK: arith.addf
+// CHECK: arith.divf
+// CHECK: } {fx.dispatch = 1 : i64, fx.row_kernel, mapping = [{{.*}}]}
+// CHECK: linalg.transpose ins(%[[ROWS]] : tensor<1x4x4x8xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-SAME: {fx.dispatch = 0 : i64}
+// REPORT: remark: not fused into dispatch region 0 (root linalg.transpose): the end of a row computation (it reads a reduction): its row kernel computes it
+func.func @transposed_back(%x: tensor<1x8x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %2 = tensor.empty() : tensor<1x4x4x8xf32>
+  %t = linalg.transpose ins(%x : tensor<1x8x4x4xf32>) outs(%2 : tensor<1x4x4x8xf32>) permutation = [0, 2, 3, 1]
+  %3 = tensor.empty() : tensor<1x4x4xf32>
+  %4 = linalg.fill ins(%cst : f32) outs(%3 : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %5 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%t : tensor<1x4x4x8xf32>) outs(%4 : tensor<1x4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %6 = arith.addf %in, %out : f32
+    linalg.yield %6 : f32
+  } -> tensor<1x4x4xf32>
+  %6 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%t, %5 : tensor<1x4x4x8xf32>, tensor<1x4x4xf32>) outs(%2 : tensor<1x4x4x8xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %7 = arith.divf %in, %in_0 : f32
+    linalg.yield %7 : f32
+  } -> tensor<1x4x4x8xf32>
+  %7 = tensor.empty() : tensor<1x8x4x4xf32>
+  %b = linalg.transpose ins(%6 : tensor<1x4x4x8xf32>) outs(%7 : tensor<1x8x4x4xf32>) permutation = [0, 3, 1, 2]
+  return %b : tensor<1x8x4x4xf32>
+}
+
+// -----
+
 // A mean over the trailing dimensions (a global average pooling or a
 // squeeze-and-excitation's): the sum joins the division's region, whose
 // rows are the sum's; one workgroup per row instead of one thread summing
