@@ -509,3 +509,40 @@ func.func @collapsed_linear(%x: memref<1x56x56x96xf32>, %w: memref<384x96xf32>, 
   linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%xc, %w : memref<3136x96xf32>, memref<384x96xf32>) outs(%yc : memref<3136x384xf32>)
   return
 }
+
+// -----
+
+// A classifier at batch 1 (1 x 512 times a 1000 x 512 weight, then the
+// bias): a matrix-vector product. A 32-lane subgroup computes each output,
+// its lanes striding along k (neighbouring lanes read neighbouring weights),
+// a subgroup reduction adds their sums and the first lane adds the bias and
+// stores: one kernel, no split-k sum.
+// HIGH-LABEL: func.func @classifier
+// HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c250{{.*}}, {{.*}}) threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}})
+// HIGH: arith.remui %{{.*}}, %c32
+// HIGH: scf.if
+// HIGH: scf.for %{{.*}} = %{{.*}} to %c512 step %c32{{.*}} iter_args(%{{.*}} = %cst{{.*}}) -> (f32)
+// HIGH: memref.load %arg0
+// HIGH: memref.load %arg1
+// HIGH: gpu.subgroup_reduce add %{{.*}} uniform : (f32) -> f32
+// HIGH: arith.cmpi eq
+// HIGH: memref.load %arg2
+// HIGH: arith.addf
+// HIGH: memref.store %{{.*}}, %arg3
+// HIGH-NOT: gpu.launch
+func.func @classifier(%x: memref<1x512xf32>, %w: memref<1000x512xf32>, %bias: memref<1000xf32>, %y: memref<1x1000xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x1000xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x1000xf32>)
+  // expected-remark @below {{not mapped onto cooperative matrices: not a plain linalg.matmul}}
+  // expected-remark @below {{dot-product kernel: 1x1000x512, a 32-lane subgroup per output}}
+  // expected-remark @below {{fused into the kernel: zero initial value, elementwise epilogue}}
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>] ins(%x, %w : memref<1x512xf32>, memref<1000x512xf32>) outs(%acc : memref<1x1000xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %bias : memref<1x1000xf32>, memref<1000xf32>) outs(%y : memref<1x1000xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %acc : memref<1x1000xf32>
+  return
+}

@@ -112,6 +112,26 @@ struct MapMatmulsToGPUPass
       GemmFusion fusion = analyzeFusion(op);
       std::string fused = fusion.describe();
       std::string why;
+      // Matrix-vector products on targets with 32-lane subgroups (those
+      // with cooperative matrices): a subgroup per output element, rather
+      // than tiles of which one row or column is used (on the tensor
+      // cores too: a classifier at batch 1).
+      if (cooperativeMatrix && isDotProductGemm(view)) {
+        for (unsigned operand = 0; operand < 2; ++operand)
+          if (absorbInputPrologue(op, operand, fusion))
+            fused = fusion.describe();
+        if (report) {
+          op->emitRemark() << "dot-product kernel: " << sizeText(view.rows)
+                           << "x" << sizeText(view.cols) << "x"
+                           << view.reduction.size()
+                           << ", a 32-lane subgroup per output";
+          if (!fused.empty())
+            op->emitRemark() << "fused into the kernel: " << fused;
+        }
+        buildDotKernel(op, view, fusion);
+        fusion.eraseAbsorbed();
+        continue;
+      }
       FailureOr<CoopGemmConfig> config = failure();
       if (cooperativeMatrix)
         config = chooseCoopGemm(op, view, *parsedPrecision,

@@ -506,6 +506,17 @@ constexpr int64_t kMaxWindow = 64;
 /// a depthwise convolution) takes the window kernel; `why` says why not.
 bool isWindowOp(linalg::LinalgOp op, std::string &why);
 
+/// Whether the GEMM's output is a vector (rows or columns of one element)
+/// of static sizes with a reduction of at least 64: a dot product per
+/// output element, for buildDotKernel.
+bool isDotProductGemm(const GemmView &view);
+
+/// A 32-lane subgroup per output element of `op` (isDotProductGemm), its
+/// lanes striding along k, with what `fusion` absorbs; erases `op` (the
+/// caller erases the absorbed ops). Targets with 32-lane subgroups only.
+void buildDotKernel(linalg::LinalgOp op, const GemmView &view,
+                    const GemmFusion &fusion);
+
 /// One thread per output element of `op` (isWindowOp), its window reduced
 /// in registers, with what `fusion` absorbs; erases `op` (the caller erases
 /// the absorbed ops).

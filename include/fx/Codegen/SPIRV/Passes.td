@@ -78,10 +78,21 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     kernel reads the constant outside the input): a 3x3 max pooling is one
     kernel instead of four (resnet50 at batch 32 on an H200: 210 -> 47 us).
 
+    With `cooperative-matrix` (whose targets run 32-lane subgroups), a
+    GEMM whose output is a vector (its rows or its columns one element: a
+    classifier's `linear` at batch 1, a squeeze-and-excitation block's
+    first 1x1 convolution on a 1x1 image) of static sizes and a reduction
+    of at least 64 gets a dot-product kernel: a subgroup per output
+    element, its lanes striding along k, `gpu.subgroup_reduce` adding their
+    sums, the first lane applying the epilogue and storing; with the same
+    fusion as the GEMM kernels, no split-k and no second kernel. On an
+    H200 (precision high, GPU time): efficientnet_b0 0.714 -> 0.678 ms,
+    144 -> 128 steps; mobilenet_v2 0.412 -> 0.406; resnet18 0.420 -> 0.414.
+
     Not mapped (they stay for `fx-map-parallel-loops-to-gpu`, one thread
     per output element): dynamic sizes, integer ops, matrix-vector products
-    of long reductions,
-    reductions shorter than 8. With `report`, every contraction and
+    of long reductions (a loop that indexes only one input and none that
+    indexes only the other), reductions shorter than 8. With `report`, every contraction and
     convolution gets a remark: its GEMM sizes and tile, its window kernel,
     or why it was not mapped.
 
