@@ -89,26 +89,9 @@ void buildDotKernel(linalg::LinalgOp op, const GemmView &view,
         fx::delinearize(lb, loc, kLoop.getInductionVar(), view.reduction.sizes);
     for (auto [loop, value] : llvm::zip(view.reduction.loops, at))
       loops[loop] = value;
-    Block &opBody = op->getRegion(0).front();
-    IRMapping mapping;
-    for (unsigned operand = 0; operand < 2; ++operand) {
-      SmallVector<Value> indices =
-          operandIndices(lb, loc, op, operand, loops, /*zero=*/Value());
-      Value ok;
-      Value value = loadGemmInput(lb, loc, op, fusion, operand, indices, ok);
-      if (ok)
-        value = arith::SelectOp::create(
-            lb, loc, ok, value,
-            arith::ConstantOp::create(lb, loc, fusion.padded[operand]->value));
-      mapping.map(opBody.getArgument(operand), value);
-    }
-    mapping.map(opBody.getArgument(2), kLoop.getRegionIterArgs()[0]);
-    for (Operation &inner : opBody.without_terminator())
-      lb.clone(inner, mapping);
-    scf::YieldOp::create(
-        lb, loc,
-        mapping.lookup(
-            cast<linalg::YieldOp>(opBody.getTerminator()).getValues()[0]));
+    scf::YieldOp::create(lb, loc,
+                         emitReductionStep(lb, loc, op, fusion, loops,
+                                           kLoop.getRegionIterArgs()[0]));
   }
   Value sum = gpu::SubgroupReduceOp::create(tb, loc, kLoop.getResult(0),
                                             gpu::AllReduceOperation::ADD,

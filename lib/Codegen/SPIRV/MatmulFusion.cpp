@@ -626,6 +626,31 @@ void storeGemmValues(OpBuilder &b, Location loc, linalg::LinalgOp op,
                             indices);
 }
 
+Value emitReductionStep(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                        const GemmFusion &fusion, ArrayRef<Value> loops,
+                        Value acc) {
+  Block &body = op->getRegion(0).front();
+  IRMapping mapping;
+  for (unsigned operand = 0; operand < 2; ++operand) {
+    SmallVector<Value> indices =
+        operandIndices(b, loc, op, operand, loops, /*zero=*/Value());
+    Value ok;
+    Value value = loadGemmInput(b, loc, op, fusion, operand, indices, ok);
+    // Outside the input: what its padding held (zero, or max pooling's
+    // -inf).
+    if (ok)
+      value = arith::SelectOp::create(
+          b, loc, ok, value,
+          arith::ConstantOp::create(b, loc, fusion.padded[operand]->value));
+    mapping.map(body.getArgument(operand), value);
+  }
+  mapping.map(body.getArgument(2), acc);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  return mapping.lookup(
+      cast<linalg::YieldOp>(body.getTerminator()).getValues()[0]);
+}
+
 void storeGemmResult(OpBuilder &b, Location loc, linalg::LinalgOp op,
                      const GemmFusion &fusion, Value acc,
                      ArrayRef<Value> indices) {

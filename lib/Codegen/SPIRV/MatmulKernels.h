@@ -197,6 +197,16 @@ Value loadGemmInput(OpBuilder &b, Location loc, linalg::LinalgOp op,
                     const GemmFusion &fusion, unsigned operand,
                     ArrayRef<Value> indices, Value &ok);
 
+/// One step of `op`'s reduction (a two-input op on buffers whose body
+/// combines the inputs into its accumulator) at the loop values `loops`,
+/// every loop set: both inputs loaded through loadGemmInput (what the
+/// padding held where a padded input's element lies outside its source),
+/// then the op's body applied to them and `acc`. Returns the new
+/// accumulator.
+Value emitReductionStep(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                        const GemmFusion &fusion, ArrayRef<Value> loops,
+                        Value acc);
+
 /// Stores the accumulated value `acc` of the output element at `indices`
 /// (the op's output indices): to the output, and/or through the epilogue
 /// to the epilogue's output.

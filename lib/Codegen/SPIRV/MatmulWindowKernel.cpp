@@ -107,32 +107,10 @@ void buildWindowKernel(linalg::LinalgOp op, const GemmFusion &fusion) {
   for (auto [d, it] : llvm::enumerate(op.getIteratorTypesArray()))
     if (!linalg::isParallelIterator(it))
       reductions.push_back(d);
-  Block &opBody = op->getRegion(0).front();
   std::function<Value(OpBuilder &, unsigned, Value)> window =
       [&](OpBuilder &wb, unsigned level, Value acc) -> Value {
-    if (level == reductions.size()) {
-      IRMapping mapping;
-      for (unsigned operand = 0; operand < 2; ++operand) {
-        // (Every loop is set here: no zero stands in for one.)
-        SmallVector<Value> at =
-            operandIndices(wb, loc, op, operand, loops, /*zero=*/Value());
-        Value ok;
-        Value value = loadGemmInput(wb, loc, op, fusion, operand, at, ok);
-        // Outside the input: what its padding held (zero, or max
-        // pooling's -inf).
-        if (ok)
-          value = arith::SelectOp::create(
-              wb, loc, ok, value,
-              arith::ConstantOp::create(wb, loc,
-                                        fusion.padded[operand]->value));
-        mapping.map(opBody.getArgument(operand), value);
-      }
-      mapping.map(opBody.getArgument(2), acc);
-      for (Operation &inner : opBody.without_terminator())
-        wb.clone(inner, mapping);
-      return mapping.lookup(
-          cast<linalg::YieldOp>(opBody.getTerminator()).getValues()[0]);
-    }
+    if (level == reductions.size())
+      return emitReductionStep(wb, loc, op, fusion, loops, acc);
     unsigned d = reductions[level];
     auto loop = scf::ForOp::create(wb, loc, cst(wb, 0), cst(wb, ranges[d]),
                                    cst(wb, 1), ValueRange{acc});
