@@ -428,6 +428,31 @@ func.func @permuted_operand(%q: memref<32x4x16xf32>, %k: memref<4x16x32xf32>, %o
 
 // -----
 
+// Attention's output: the heads permuted back ([H, T, D] -> [T, H, D]) and
+// collapsed into the rows of the output projection ([T, H x D]). The tiled
+// kernel reads the permute's input through both: each element's row and
+// column split back into (T) and (H, D), then the permutation.
+// CHECK-LABEL: func.func @permuted_collapsed_operand
+//  CHECK-SAME: (%[[O:.*]]: memref<4x32x16xf32>
+//   CHECK-NOT: linalg.transpose
+//   CHECK-NOT: memref.alloc() : memref<32x4x16xf32>
+//       CHECK: gpu.launch
+//       CHECK: memref.load %[[O]]
+//   CHECK-NOT: linalg.transpose
+//       CHECK: return
+func.func @permuted_collapsed_operand(%o: memref<4x32x16xf32>, %w: memref<64x32xf32>, %out: memref<32x32xf32>) {
+  %tokens = memref.alloc() : memref<32x4x16xf32>
+  linalg.transpose ins(%o : memref<4x32x16xf32>) outs(%tokens : memref<32x4x16xf32>) permutation = [1, 0, 2]
+  %rows = memref.collapse_shape %tokens [[0], [1, 2]] : memref<32x4x16xf32> into memref<32x64xf32>
+  // expected-remark @below {{tiled matmul}}
+  // expected-remark @below {{fused into the kernel: input 0 computed from its elementwise producer's inputs}}
+  linalg.matmul ins(%rows, %w : memref<32x64xf32>, memref<64x32xf32>) outs(%out : memref<32x32xf32>)
+  memref.dealloc %tokens : memref<32x4x16xf32>
+  return
+}
+
+// -----
+
 // The permute's input is read by a kernel between it and the batched
 // matmul (the first matmul, already a gpu.launch when the second is
 // mapped; it only loads from it), and the permute's buffer is written

@@ -140,6 +140,10 @@ struct GemmFusion {
   /// computed it and that the kernel computes instead, per element it reads
   /// (absorbInputPrologue).
   linalg::LinalgOp prologue[2];
+  /// Per input with a prologue: the collapse_shape through which the op
+  /// reads the prologue's output (attention's heads permuted, then
+  /// reshaped into the rows of the output projection), else null.
+  memref::CollapseShapeOp prologueView[2];
   /// The location of the kernel of the op at `opLoc`: the op's and its
   /// fused epilogue's, so that profiles name both.
   Location kernelLocation(Location opLoc) const {
