@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -112,6 +113,17 @@ SmallVector<Value> mlir::fx::delinearize(OpBuilder &b, Location loc,
   if (!sizes.empty())
     indices[0] = rest;
   return indices;
+}
+
+Value mlir::fx::linearize(OpBuilder &b, Location loc, ValueRange indices,
+                          ArrayRef<int64_t> sizes) {
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (auto [index, stride] : llvm::zip(indices, computeStrides(sizes)))
+    linear = arith::AddIOp::create(
+        b, loc, linear,
+        arith::MulIOp::create(b, loc, index,
+                              arith::ConstantIndexOp::create(b, loc, stride)));
+  return linear;
 }
 
 OpFoldResult mlir::fx::tripCount(OpBuilder &b, Location loc, OpFoldResult lb,

@@ -798,12 +798,13 @@ Value RowKernelBuilder::loadElement(OpBuilder &b, Value source,
     ArrayRef<int64_t> shape = expand.getResultType().getShape();
     SmallVector<Value> collapsed;
     for (ReassociationIndices group : expand.getReassociationIndices()) {
-      Value index = at[group.front()];
-      for (int64_t d : ArrayRef(group).drop_front())
-        index = arith::AddIOp::create(
-            b, loc, arith::MulIOp::create(b, loc, index, cst(b, shape[d])),
-            at[d]);
-      collapsed.push_back(index);
+      SmallVector<Value> groupIndices;
+      SmallVector<int64_t> groupSizes;
+      for (int64_t d : group) {
+        groupIndices.push_back(at[d]);
+        groupSizes.push_back(shape[d]);
+      }
+      collapsed.push_back(fx::linearize(b, loc, groupIndices, groupSizes));
     }
     at = collapsed;
   }

@@ -883,16 +883,6 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     SmallVector<Value> values, oks;
     bool isWords = false, isPacked = false;
   };
-  // The linear index of `at` in a buffer of `shape` (row-major).
-  auto linearIndex = [&](OpBuilder &ob, ArrayRef<Value> at,
-                         ArrayRef<int64_t> shape) {
-    Value linear = zero;
-    for (auto [index, stride] : llvm::zip(at, computeStrides(shape)))
-      linear = arith::AddIOp::create(
-          ob, loc, linear,
-          arith::MulIOp::create(ob, loc, index, cst(ob, stride)));
-    return linear;
-  };
   // A unit as 16-byte words of `view` (one f16 word, two f32 ones) from
   // the element at linear index `first` (a multiple of 8), valid where
   // `ok`.
@@ -985,7 +975,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
                 fusion.padded[st.operand])
           at = indicesInPaddedSource(ob, loc, *padded, at, ok);
         loadWords(ob, unit, channelView,
-                  linearIndex(ob, at, channelShape[st.operand]), ok);
+                  fx::linearize(ob, loc, at, channelShape[st.operand]), ok);
         return;
       }
       if (Value columns = columnWords[st.operand]) {
@@ -993,10 +983,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         auto [loops, ok] =
             groupUnitLoops(ob, *st.group, start, unitStart, k0, row);
         auto type = cast<MemRefType>(op.getDpsInputs()[st.operand].getType());
-        loadWords(
-            ob, unit, columns,
-            linearIndex(ob, indices(ob, st.operand, loops), type.getShape()),
-            ok);
+        loadWords(ob, unit, columns,
+                  fx::linearize(ob, loc, indices(ob, st.operand, loops),
+                                type.getShape()),
+                  ok);
         return;
       }
       if (flat[st.operand] || words[st.operand]) {
@@ -1008,8 +998,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         for (unsigned d : view.reduction.loops)
           loops[d] = zero;
         auto type = cast<MemRefType>(op.getDpsInputs()[st.operand].getType());
-        Value base =
-            linearIndex(ob, indices(ob, st.operand, loops), type.getShape());
+        Value base = fx::linearize(ob, loc, indices(ob, st.operand, loops),
+                                   type.getShape());
         Value kFirst = arith::AddIOp::create(ob, loc, k0, unitStart);
         if (Value view = words[st.operand]) {
           // The unit's first k is a multiple of 8, as k is: the unit is
@@ -1365,8 +1355,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   };
   // The unit of a vectorView at output indices `index` (the first of four).
   auto unitIndex = [&](OpBuilder &ob, Value buffer, ArrayRef<Value> index) {
-    Value linear =
-        linearIndex(ob, index, cast<MemRefType>(buffer.getType()).getShape());
+    Value linear = fx::linearize(ob, loc, index,
+                                 cast<MemRefType>(buffer.getType()).getShape());
     return arith::DivUIOp::create(ob, loc, linear, cst(ob, 4)).getResult();
   };
   // Where this lane's four elements of pass `pass` of fragment row i go:

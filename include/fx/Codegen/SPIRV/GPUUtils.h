@@ -37,6 +37,11 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<OpFoldResult> sizes);
 
+/// The linear index of `indices` in a row-major iteration space of static
+/// `sizes` (innermost fastest): the inverse of delinearize.
+Value linearize(OpBuilder &b, Location loc, ValueRange indices,
+                ArrayRef<int64_t> sizes);
+
 /// The trip count of a loop from `lb` to `ub` by `step`: a constant when
 /// all three are (0 for an empty loop), `ub` for a dynamic upper bound from
 /// 0 by 1, else max(ub - lb, 0) ceildiv step computed at `b`.
