@@ -356,7 +356,16 @@ void GemmKernelBuilder::build() {
 // element, the sum's dispatch gone): on an H200, ConvNeXt's second linear
 // layers then took 45.4 instead of 19.2 us each (the GELU and three partial
 // sums per element, for each of six tile rows, without 16-byte loads), the
-// model 1.243 -> 1.449 ms of GPU time.
+// model 1.243 -> 1.449 ms of GPU time. Tried again in the tensor-core
+// kernel (thirty-fourth session), its counters zero-initialized buffers
+// that persist between calls: the last workgroup loading the splits'
+// cooperative-matrix fragments took resnet18 from 0.415 to 0.523 ms (43 ->
+// 26 steps; the convolutions split 16 ways 16 -> 47 us), loading 16-byte
+// units that every lane had stored (coalesced, all at once) 0.556 ms, two
+// splits per loop iteration 0.464 ms. The kernels slowed in proportion to
+// their k (about 7 us per 1000), not to the sums' loads: the epilogue's
+// extra code changed the k loop itself (the driver's register allocation
+// or occupancy; FX_VULKAN_KERNEL_STATS would tell).
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   if (buildSplitSumGeneric(b, partial))
     return;
