@@ -303,8 +303,13 @@ def measure(args):
             continue
         text = proc.stdout
         # Every step's time, all workloads in one file: where the time goes.
+        # fxrt-run's stderr goes there too: the driver's statistics of each
+        # kernel under FX_VULKAN_KERNEL_STATS=1 (registers, spills), which
+        # bench/vulkan/ab.py passes as a variant's environment.
         with open(os.path.join(args.out, "profiles.txt"), "a") as f:
             f.write(f"== {name} ({w.get('precision', 'highest')})\n{text}\n")
+            if proc.stderr.strip():
+                f.write(f"-- fxrt-run stderr\n{proc.stderr}\n")
         m = re.search(r"run \(\d+ runs\): median ([0-9.]+) ms", text)
         row["fx_wall_ms"] = float(m.group(1)) if m else None
         gpu_us = fxrt_gpu_us(text)
