@@ -2,6 +2,8 @@
 
 #include "fx/Compiler/VulkanCompiler.h"
 
+#include "fx/Codegen/SPIRV/GPUUtils.h"
+
 #include "fx/Pipelines/Pipelines.h"
 #include "fx/Transforms/LinalgUtils.h"
 
@@ -348,6 +350,14 @@ private:
     }
     vk::Buffer buffer;
     setBytes(buffer, *bytes);
+    if (alloc->hasAttr(mlir::fx::kPersistentZerosAttr)) {
+      // Kept from call to call and zero at load: a constant of zeros,
+      // which only its kernel writes (and leaves at zero).
+      if (bytes->isDynamic())
+        return alloc->emitOpError("persistent state of dynamic size");
+      buffer.kind = vk::Buffer::Kind::Constant;
+      buffer.data.assign(buffer.bytes, 0);
+    }
     buffers[result] = addBuffer(std::move(buffer));
     return success();
   }

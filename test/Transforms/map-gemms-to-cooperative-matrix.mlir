@@ -214,17 +214,31 @@ func.func @small_conv(%in: memref<9x8x34x34xf32>, %w: memref<64x8x3x3xf32>, %out
 // A batch-1 3x3 convolution: 64 x 3136 outputs are 49 tiles of 64x64, too
 // few for the GPU, and k = 576 splits 6 ways (96 each, 6 k steps): the
 // GEMM kernel's grid z is (batch, split), each workgroup reducing its part
-// of k into a [split][batch][row][column] temporary from its clamped
-// indices; a second kernel adds the parts and applies the epilogue.
+// of k. Each stores its tile's partial sums as 16-byte units (49 tiles x 6
+// splits x 64 x 64 / 4), makes them visible device-wide and counts itself
+// in its tile's counter (49 of them, zero between calls); the last of a
+// tile's six workgroups adds the six parts (a loop of two per iteration)
+// and applies the epilogue. No second kernel.
 // HIGH-LABEL: func.func @split_conv
-// HIGH: %[[PART:.*]] = memref.alloc() : memref<6x1x64x3136xf32>
+// HIGH: %[[PART:.*]] = memref.alloc() : memref<301056xvector<4xi32>>
+// HIGH: %[[COUNT:.*]] = memref.alloc() {fx.persistent_zeros} : memref<49xi32>
 // HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c49, {{.*}} = %c1{{.*}}, {{.*}} = %c6)
 // HIGH: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c16
 // HIGH: gpu.subgroup_mma_compute
-// HIGH: memref.store %{{.*}}, %[[PART]]
-// HIGH: gpu.launch
-// HIGH-COUNT-6: memref.load %[[PART]]
+// HIGH-COUNT-8: memref.store %{{.*}}, %[[PART]][%{{.*}}] : memref<301056xvector<4xi32>>
+// HIGH: spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>
+// HIGH: gpu.barrier
+// HIGH: scf.if
+// HIGH: %[[BEFORE:.*]] = memref.atomic_rmw addi %{{.*}}, %[[COUNT]][%{{.*}}]
+// HIGH: arith.cmpi eq, %[[BEFORE]], %c5_i32
+// HIGH: memref.store %{{.*}}, %[[COUNT]]
+// HIGH: gpu.barrier
+// HIGH: scf.if
+// HIGH: spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>
+// HIGH: scf.for %{{.*}} = %c0 to %c3
+// HIGH-COUNT-16: memref.load %[[PART]]
 // HIGH: arith.maximumf
+// HIGH-NOT: gpu.launch
 // HIGH: return
 func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %out: memref<1x64x56x56xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -246,11 +260,18 @@ func.func @split_conv(%in: memref<1x64x58x58xf32>, %w: memref<64x64x3x3xf32>, %o
 // Split 16 ways with 9 k steps each (resnet18's 3x3 convolutions of 256
 // channels at 14x14, 16 output tiles), a convolution loads each k step
 // two steps ahead like a matmul: the loop takes two k steps per iteration.
+// More than 9 splits: a second kernel adds up the [split][batch][row]
+// [column] partial sums, one thread per output.
 // HIGH-LABEL: func.func @split_conv_two_ahead
+// HIGH: %[[PART:.*]] = memref.alloc() : memref<16x1x256x196xf32>
+// HIGH-NOT: fx.persistent_zeros
 // HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c4, {{.*}} = %c4{{.*}}, {{.*}} = %c16)
 // HIGH: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32{{.*}} iter_args(
 // HIGH: scf.if
 // HIGH: gpu.subgroup_mma_compute
+// HIGH-NOT: memref.atomic_rmw
+// HIGH: gpu.launch
+// HIGH-COUNT-16: memref.load %[[PART]]
 func.func @split_conv_two_ahead(%in: memref<1x256x16x16xf32>, %w: memref<256x256x3x3xf32>, %out: memref<1x256x14x14xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<1x256x14x14xf32>)
@@ -394,13 +415,16 @@ func.func @wide_conv_128(%in: memref<32x128x30x30xf32>, %w: memref<128x128x3x3xf
 // -----
 
 // 512 output channels at 7x7: 52 tiles of 128x128, fewer than a wave;
-// k (4608) split 2 ways to make one, the partial sums added by a second
-// kernel (the grid's z: batch x splits).
+// k (4608) split 2 ways to make one (the grid's z: batch x splits), the
+// partial sums added by the last of each tile's two workgroups.
 // HIGH-LABEL: func.func @wide_conv_split
 // HIGH: gpu.launch
 // HIGH: gpu.launch
+// HIGH: memref.alloc() {fx.persistent_zeros} : memref<52xi32>
 // HIGH: gpu.launch blocks({{.*}}) in ({{.*}} = %c13{{[_0-9]*}}, {{.*}} = %c4{{[_0-9]*}}, {{.*}} = %c2{{[_0-9]*}}) threads({{.*}}) in ({{.*}} = %c256{{[_0-9]*}},
-// HIGH: gpu.launch
+// HIGH: memref.atomic_rmw addi
+// HIGH-NOT: gpu.launch
+// HIGH: return
 func.func @wide_conv_split(%in: memref<32x512x9x9xf32>, %w: memref<512x512x3x3xf32>, %out: memref<32x512x7x7xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%out : memref<32x512x7x7xf32>)

@@ -183,6 +183,43 @@ std::string launching(const std::string &prelude, const std::string &grid) {
     })mlir";
 }
 
+TEST_F(VulkanScheduleTest, PersistentZeros) {
+  // State that lives from call to call (split-k's tile counters): a
+  // constant of zeros, outside the arena, whatever else is allocated.
+  const char *text = R"mlir(
+    func.func @f(%x: memref<4xf32>, %y: memref<4xf32>) {
+      %t = memref.alloc() : memref<4xf32>
+      %n = memref.alloc() {fx.persistent_zeros} : memref<3xi32>
+      memref.copy %x, %t : memref<4xf32> to memref<4xf32>
+      memref.copy %t, %y : memref<4xf32> to memref<4xf32>
+      return
+    })mlir";
+  mlir::FailureOr<vk::Program> program = schedule(text, signature({4}, {4}));
+  ASSERT_TRUE(mlir::succeeded(program)) << errors;
+  int constants = 0;
+  for (const vk::Buffer &buffer : program->buffers) {
+    if (buffer.kind != vk::Buffer::Kind::Constant)
+      continue;
+    ++constants;
+    EXPECT_EQ(buffer.bytes, 12u);
+    EXPECT_EQ(buffer.data, std::vector<uint8_t>(12, 0));
+  }
+  EXPECT_EQ(constants, 1);
+
+  // Of a size known only at run time, it is refused.
+  const char *dynamic = R"mlir(
+    func.func @f(%x: memref<?xf32>, %y: memref<?xf32>) {
+      %c0 = arith.constant 0 : index
+      %d = memref.dim %x, %c0 : memref<?xf32>
+      %n = memref.alloc(%d) {fx.persistent_zeros} : memref<?xi32>
+      memref.copy %x, %y : memref<?xf32> to memref<?xf32>
+      return
+    })mlir";
+  EXPECT_TRUE(
+      mlir::failed(schedule(dynamic, signature({kDynamicDim}, {kDynamicDim}))));
+  EXPECT_EQ(errors, "'memref.alloc' op persistent state of dynamic size\n");
+}
+
 TEST_F(VulkanScheduleTest, DynamicGridAndSizeArgument) {
   mlir::FailureOr<vk::Program> program =
       schedule(launching("%g = arith.ceildivui %n, %c64 : index", "%g"),

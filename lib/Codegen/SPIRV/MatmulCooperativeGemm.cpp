@@ -653,15 +653,38 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
           ? Location(FusedLoc::get(ctx, {kernelLoc()},
                                    StringAttr::get(ctx, kBF16FragmentsMarker)))
           : kernelLoc();
-  // Split-k partial sums (f32: chooseCoopGemm splits f32 outputs only).
-  Value partial;
-  if (config.splits > 1)
-    partial = allocatePartialSums(b, config.splits);
-  auto launch = gpu::LaunchOp::create(
-      b, launchLoc, cst(b, llvm::divideCeil(view.cols.size(), config.n())),
-      cst(b, llvm::divideCeil(view.rows.size(), config.m())),
-      cst(b, view.batch.size() * config.splits), cst(b, config.threads()), c1,
-      c1);
+  // Split-k partial sums (f32: chooseCoopGemm splits f32 outputs only):
+  // up to kMaxSplitsSummedInKernel splits, each workgroup's tile in
+  // `tilePartials`, summed by the tile's last workgroup to finish, which
+  // `arrivals` counts (see below); else [split][batch][row][column] in a
+  // temporary that a second kernel sums (buildSplitSum), or the row kernel
+  // that reads the result (buildSplitSumGeneric).
+  int64_t gridCols = llvm::divideCeil(view.cols.size(), config.n());
+  int64_t gridRows = llvm::divideCeil(view.rows.size(), config.m());
+  int64_t gridTiles = view.batch.size() * gridRows * gridCols;
+  Value partial, tilePartials, arrivals;
+  if (config.splits > 1) {
+    if (config.splits > kMaxSplitsSummedInKernel || splitSumInRowKernel()) {
+      partial = allocatePartialSums(b, config.splits);
+    } else {
+      tilePartials =
+          memref::AllocOp::create(b, loc,
+                                  MemRefType::get({gridTiles * config.splits *
+                                                   config.m() * config.n() / 4},
+                                                  copyType));
+      // A counter per tile that persists from call to call, zero between
+      // them (the last workgroup resets it): the Vulkan program keeps such
+      // an allocation as a zero-initialized buffer of its own.
+      auto counters = memref::AllocOp::create(
+          b, loc, MemRefType::get({gridTiles}, b.getI32Type()));
+      counters->setAttr(kPersistentZerosAttr, b.getUnitAttr());
+      arrivals = counters;
+    }
+  }
+  auto launch =
+      gpu::LaunchOp::create(b, launchLoc, cst(b, gridCols), cst(b, gridRows),
+                            cst(b, view.batch.size() * config.splits),
+                            cst(b, config.threads()), c1, c1);
   OpBuilder body = OpBuilder::atBlockBegin(&launch.getBody().front());
   threadId = launch.getThreadIds().x;
   zero = cst(body, 0);
@@ -1285,6 +1308,10 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     scf::YieldOp::create(lb, loc, guard.getResults());
   }
 
+  SmallVector<Value> accFrags(loop.getResults().take_front(numAcc));
+  // The launch's body: under split-k summed in the kernel, the epilogue is
+  // built into the last workgroup's branch (`body` moves there).
+  OpBuilder launchBody = body;
   // Results leave through workgroup memory a fragment row at a time: each
   // subgroup stores its fragsN fragments of row i as one strip of 16 x
   // (fragsN * 16) f32 (its own region of `tileBuffer`, rows of stripUnits
@@ -1488,6 +1515,150 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       memref::StoreOp::create(gb, loc, values[e], buffer, element.index);
     }
   };
+  // The 16-byte unit of this lane's strip that it takes in pass `pass`.
+  auto stripUnit = [&](OpBuilder &ob, int64_t pass) -> Value {
+    return arith::AddIOp::create(
+        ob, loc, strip,
+        arith::AddIOp::create(
+            ob, loc,
+            arith::MulIOp::create(
+                ob, loc,
+                arith::AddIOp::create(ob, loc, laneRow,
+                                      cst(ob, pass * rowsPerPass)),
+                cst(ob, stripStride(config))),
+            laneUnit));
+  };
+  // The unit of split `splitIndex`'s partial sums of this tile that this
+  // lane stores in pass `pass` of fragment row i.
+  Value tileLinear;
+  auto partialUnit = [&](OpBuilder &ob, Value splitIndex, int64_t i,
+                         int64_t pass) -> Value {
+    Value tileSplit = arith::AddIOp::create(
+        ob, loc,
+        arith::MulIOp::create(ob, loc, tileLinear, cst(ob, config.splits)),
+        splitIndex);
+    Value rowPass = arith::AddIOp::create(
+        ob, loc,
+        arith::MulIOp::create(ob, loc, tileSplit,
+                              cst(ob, config.fragsM * passes)),
+        cst(ob, i * passes + pass));
+    return arith::AddIOp::create(
+        ob, loc,
+        arith::MulIOp::create(ob, loc, rowPass, cst(ob, config.threads())),
+        threadId);
+  };
+  // Split-k summed in the kernel: every workgroup stores its tile, unit by
+  // unit as the lanes take them from the strips, as its split's part of
+  // the tile's partial sums, then counts itself in the tile's counter; the
+  // last of the tile's workgroups to arrive loads the units of all the
+  // splits, adds them up and goes on to the epilogue, as the only
+  // workgroup of an unsplit tile would. The stores are made visible
+  // device-wide before the count, and the count before the loads (CUDA's
+  // threadfence reduction). Each lane stores and loads whole coalesced
+  // units, so the sums come out as the split-k sum kernel's did, to the
+  // bit.
+  if (tilePartials) {
+    tileLinear = fx::linearize(
+        body, loc,
+        {batchLinear, launch.getBlockIds().y, launch.getBlockIds().x},
+        ArrayRef<int64_t>{view.batch.size(), gridRows, gridCols});
+    for (int64_t i = 0; i < config.fragsM; ++i) {
+      for (int64_t j = 0; j < config.fragsN; ++j)
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            body, loc, accFrags[i * config.fragsN + j], tileBuffer,
+            ValueRange{
+                arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
+            body.getIndexAttr(stripStride(config)), UnitAttr());
+      gpu::BarrierOp::create(body, loc);
+      for (int64_t pass = 0; pass < passes; ++pass)
+        memref::StoreOp::create(
+            body, loc,
+            memref::LoadOp::create(body, loc, tileBuffer,
+                                   ValueRange{stripUnit(body, pass)}),
+            tilePartials, ValueRange{partialUnit(body, split, i, pass)});
+      gpu::BarrierOp::create(body, loc);
+    }
+    auto deviceBarrier = [&](OpBuilder &ob) {
+      spirv::MemoryBarrierOp::create(ob, loc, spirv::Scope::Device,
+                                     spirv::MemorySemantics::AcquireRelease |
+                                         spirv::MemorySemantics::UniformMemory);
+    };
+    deviceBarrier(body);
+    gpu::BarrierOp::create(body, loc);
+    Type i32 = body.getI32Type();
+    Value lastFlag = memref::AllocOp::create(
+        body, loc,
+        MemRefType::get({1}, i32, AffineMap(),
+                        body.getI64IntegerAttr(kWorkgroupMemorySpace)));
+    Value firstThread = arith::CmpIOp::create(
+        body, loc, arith::CmpIPredicate::eq, threadId, zero);
+    auto count = scf::IfOp::create(body, loc, firstThread, /*withElse=*/false);
+    {
+      OpBuilder tb = count.getThenBodyBuilder();
+      Value before = memref::AtomicRMWOp::create(
+          tb, loc, arith::AtomicRMWKind::addi,
+          arith::ConstantIntOp::create(tb, loc, i32, 1), arrivals,
+          ValueRange{tileLinear});
+      Value last = arith::CmpIOp::create(
+          tb, loc, arith::CmpIPredicate::eq, before,
+          arith::ConstantIntOp::create(tb, loc, i32, config.splits - 1));
+      auto reset = scf::IfOp::create(tb, loc, last, /*withElse=*/false);
+      OpBuilder rb = reset.getThenBodyBuilder();
+      memref::StoreOp::create(rb, loc,
+                              arith::ConstantIntOp::create(rb, loc, i32, 0),
+                              arrivals, ValueRange{tileLinear});
+      memref::StoreOp::create(tb, loc,
+                              arith::ExtUIOp::create(tb, loc, i32, last),
+                              lastFlag, ValueRange{zero});
+    }
+    gpu::BarrierOp::create(body, loc);
+    Value isLast = arith::CmpIOp::create(
+        body, loc, arith::CmpIPredicate::ne,
+        memref::LoadOp::create(body, loc, lastFlag, ValueRange{zero}),
+        arith::ConstantIntOp::create(body, loc, i32, 0));
+    auto sum = scf::IfOp::create(body, loc, isLast, /*withElse=*/false);
+    body = sum.getThenBodyBuilder();
+    deviceBarrier(body);
+  }
+  // The last workgroup's sums of its lanes' units over the splits: a loop
+  // of two splits per iteration, each loading all the lane's units of
+  // both. (Every split's units loaded at once, unrolled, was slower: 0.556
+  // against 0.464 ms for resnet18 with all its convolutions summed here.)
+  SmallVector<Value> summed;
+  if (tilePartials) {
+    auto vec4 = VectorType::get({4}, f32);
+    Value zeros = arith::ConstantOp::create(body, loc, vec4,
+                                            DenseElementsAttr::get(vec4, 0.0f));
+    SmallVector<Value> sums(config.fragsM * passes, zeros);
+    auto addSplit = [&](OpBuilder &ob, Value splitIndex,
+                        SmallVector<Value> &acc) {
+      SmallVector<Value> parts;
+      for (int64_t i = 0; i < config.fragsM; ++i)
+        for (int64_t pass = 0; pass < passes; ++pass)
+          parts.push_back(vector::BitCastOp::create(
+              ob, loc, vec4,
+              memref::LoadOp::create(
+                  ob, loc, tilePartials,
+                  ValueRange{partialUnit(ob, splitIndex, i, pass)})));
+      for (auto [a, part] : llvm::zip(acc, parts))
+        a = arith::AddFOp::create(ob, loc, a, part);
+    };
+    int64_t pairs = config.splits / 2;
+    auto pairLoop = scf::ForOp::create(body, loc, zero, cst(body, pairs),
+                                       cst(body, 1), sums);
+    {
+      OpBuilder lb = OpBuilder::atBlockBegin(pairLoop.getBody());
+      SmallVector<Value> acc(pairLoop.getRegionIterArgs());
+      Value first = arith::MulIOp::create(lb, loc, pairLoop.getInductionVar(),
+                                          cst(lb, 2));
+      addSplit(lb, first, acc);
+      addSplit(lb, arith::AddIOp::create(lb, loc, first, cst(lb, 1)), acc);
+      scf::YieldOp::create(lb, loc, acc);
+    }
+    summed.assign(pairLoop.getResults().begin(), pairLoop.getResults().end());
+    if (config.splits % 2)
+      addSplit(body, cst(body, config.splits - 1), summed);
+  }
   // The epilogue's other inputs (a residual) of all the lane's elements are
   // loaded before the first fragment leaves, all at once: loaded per
   // fragment, between the fragments' barriers, their latency added up. On
@@ -1502,12 +1673,15 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         epilogueInputs.push_back(
             loadEpilogueInputs(body, runAt(body, i, pass)));
   for (int64_t i = 0; i < config.fragsM; ++i) {
-    for (int64_t j = 0; j < config.fragsN; ++j)
-      gpu::SubgroupMmaStoreMatrixOp::create(
-          body, loc, loop.getResult(i * config.fragsN + j), tileBuffer,
-          ValueRange{arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
-          body.getIndexAttr(stripStride(config)), UnitAttr());
-    gpu::BarrierOp::create(body, loc);
+    if (!tilePartials) {
+      for (int64_t j = 0; j < config.fragsN; ++j)
+        gpu::SubgroupMmaStoreMatrixOp::create(
+            body, loc, accFrags[i * config.fragsN + j], tileBuffer,
+            ValueRange{
+                arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
+            body.getIndexAttr(stripStride(config)), UnitAttr());
+      gpu::BarrierOp::create(body, loc);
+    }
     // Per pass: the values to store and where; stores after all the loads
     // of the fragment row.
     struct Pending {
@@ -1516,19 +1690,13 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     };
     SmallVector<Pending> pending;
     for (int64_t pass = 0; pass < passes; ++pass) {
-      Value unitIndexValue = arith::AddIOp::create(
-          body, loc, strip,
-          arith::AddIOp::create(
-              body, loc,
-              arith::MulIOp::create(
-                  body, loc,
-                  arith::AddIOp::create(body, loc, laneRow,
-                                        cst(body, pass * rowsPerPass)),
-                  cst(body, stripStride(config))),
-              laneUnit));
-      Value lanes = vector::BitCastOp::create(
-          body, loc, VectorType::get({4}, f32),
-          memref::LoadOp::create(body, loc, tileBuffer, unitIndexValue));
+      Value lanes = tilePartials
+                        ? summed[i * passes + pass]
+                        : vector::BitCastOp::create(
+                              body, loc, VectorType::get({4}, f32),
+                              memref::LoadOp::create(body, loc, tileBuffer,
+                                                     stripUnit(body, pass)))
+                              .getResult();
       Run run = runAt(body, i, pass);
       SmallVector<Value> values;
       for (int64_t e = 0; e < 4; ++e)
@@ -1578,7 +1746,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     }
     gpu::BarrierOp::create(body, loc);
   }
-  gpu::TerminatorOp::create(body, loc);
+  gpu::TerminatorOp::create(launchBody, loc);
   if (partial)
     buildSplitSum(b, partial);
   op->erase();

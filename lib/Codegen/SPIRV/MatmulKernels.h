@@ -25,6 +25,8 @@
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -34,6 +36,17 @@
 namespace mlir::fx::matmul {
 
 constexpr unsigned kWorkgroupMemorySpace = 3;
+
+/// Split-k GEMMs of at most this many splits on the tensor cores add up
+/// their partial sums in the kernel (the last workgroup of each tile);
+/// more splits, a second kernel. The last workgroup's loads of all the
+/// splits come after every other workgroup's work. On an H200, resnet18
+/// at batch 1 (GPU us, GEMM + sum kernel against one kernel): its stem
+/// split 2 ways 21.3 + 5.8 -> 20.1, its 64-channel 3x3 convolutions split
+/// 6 ways 14.9 + 4.4 -> 14.8-18.8 (four: 79.8 -> 66.7), a 128-channel one
+/// split 9 ways 16.2 + 3.7 -> 18.8; split 11 ways 14.2 + 3.9 -> 21.5-22.4,
+/// 16 ways 16.0 + 4.5 -> 31-35.
+constexpr int64_t kMaxSplitsSummedInKernel = 9;
 
 /// Reductions shorter than this stay one-thread-per-output kernels: a
 /// staged tile would hold a few columns.
@@ -309,6 +322,9 @@ public:
   /// row kernel reading the result computes as it reads; false (nothing
   /// built) where that does not apply.
   bool buildSplitSumGeneric(OpBuilder &b, Value partial);
+  /// Whether a row kernel reads the result, so that buildSplitSumGeneric
+  /// applies to its split-k sum.
+  bool splitSumInRowKernel();
 
 private:
   Location kernelLoc() const { return fusion.kernelLocation(loc); }
@@ -460,7 +476,8 @@ struct CoopGemmConfig {
   bool packedConv = false;
   /// Split-k (outputs of too few tiles to fill the GPU, long k): workgroups
   /// per output tile, each reducing kPerSplit of k (a multiple of k) into a
-  /// temporary; a second kernel (buildSplitSum) adds them up.
+  /// temporary; the tile's last workgroup to finish adds them up (at most
+  /// kMaxSplitsSummedInKernel splits), else a second kernel (buildSplitSum).
   int64_t splits = 1, kPerSplit = 0;
   int64_t m() const { return subgroupsM * fragsM * kFrag; }
   int64_t n() const { return subgroupsN * fragsN * kFrag; }

@@ -356,16 +356,10 @@ void GemmKernelBuilder::build() {
 // element, the sum's dispatch gone): on an H200, ConvNeXt's second linear
 // layers then took 45.4 instead of 19.2 us each (the GELU and three partial
 // sums per element, for each of six tile rows, without 16-byte loads), the
-// model 1.243 -> 1.449 ms of GPU time. Tried again in the tensor-core
-// kernel (thirty-fourth session), its counters zero-initialized buffers
-// that persist between calls: the last workgroup loading the splits'
-// cooperative-matrix fragments took resnet18 from 0.415 to 0.523 ms (43 ->
-// 26 steps; the convolutions split 16 ways 16 -> 47 us), loading 16-byte
-// units that every lane had stored (coalesced, all at once) 0.556 ms, two
-// splits per loop iteration 0.464 ms. The kernels slowed in proportion to
-// their k (about 7 us per 1000), not to the sums' loads: the epilogue's
-// extra code changed the k loop itself (the driver's register allocation
-// or occupancy; FX_VULKAN_KERNEL_STATS would tell).
+// model 1.243 -> 1.449 ms of GPU time. The tensor-core kernel sums up to
+// kMaxSplitsSummedInKernel splits in its last workgroup per tile (see
+// there); with more, the last workgroup's loads of every split's tile,
+// after all the other workgroups, cost more than this kernel.
 void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
   if (buildSplitSumGeneric(b, partial))
     return;
@@ -409,18 +403,19 @@ void GemmKernelBuilder::buildSplitSum(OpBuilder &b, Value partial) {
 // its own. The row kernel reads each element once, coalesced along the
 // row, where a matmul reading it as an operand computed it once per tile
 // (see above). Left in place, the generic becomes an elementwise kernel.
-bool GemmKernelBuilder::buildSplitSumGeneric(OpBuilder &b, Value partial) {
+bool GemmKernelBuilder::splitSumInRowKernel() {
   // A plain [rows, cols] output, each group one loop, from zero.
   Value out = op.getDpsInits()[0];
   auto outType = dyn_cast<MemRefType>(out.getType());
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  MLIRContext *ctx = op->getContext();
   if (!linalg::isaContractionOpInterface(op) || !fusion.zeroInit ||
       (fusion.epilogue && fusion.storeAccumulator) || view.batch.size() != 1 ||
       view.rows.loops.size() != 1 || view.cols.loops.size() != 1 || !outType ||
       outType.getRank() != 2 || !outType.hasStaticShape() ||
       outMap.getNumResults() != 2 ||
-      outMap.getResult(0) != b.getAffineDimExpr(view.rows.loops[0]) ||
-      outMap.getResult(1) != b.getAffineDimExpr(view.cols.loops[0]))
+      outMap.getResult(0) != getAffineDimExpr(view.rows.loops[0], ctx) ||
+      outMap.getResult(1) != getAffineDimExpr(view.cols.loops[0], ctx))
     return false;
   linalg::GenericOp epilogue = fusion.epilogue;
   Value result = epilogue ? epilogue.getDpsInits()[0] : out;
@@ -433,13 +428,21 @@ bool GemmKernelBuilder::buildSplitSumGeneric(OpBuilder &b, Value partial) {
     auto forall = user->getParentOfType<scf::ForallOp>();
     return forall && forall->hasAttr("fx.row_kernel");
   };
-  if (!result.getDefiningOp<memref::AllocOp>() ||
-      !llvm::any_of(result.getUsers(), [&](Operation *user) {
-        if (auto expand = dyn_cast<memref::ExpandShapeOp>(user))
-          return llvm::any_of(expand->getUsers(), inRowKernel);
-        return inRowKernel(user);
-      }))
+  return result.getDefiningOp<memref::AllocOp>() &&
+         llvm::any_of(result.getUsers(), [&](Operation *user) {
+           if (auto expand = dyn_cast<memref::ExpandShapeOp>(user))
+             return llvm::any_of(expand->getUsers(), inRowKernel);
+           return inRowKernel(user);
+         });
+}
+
+bool GemmKernelBuilder::buildSplitSumGeneric(OpBuilder &b, Value partial) {
+  if (!splitSumInRowKernel())
     return false;
+  Value out = op.getDpsInits()[0];
+  auto outType = cast<MemRefType>(out.getType());
+  linalg::GenericOp epilogue = fusion.epilogue;
+  Value result = epilogue ? epilogue.getDpsInits()[0] : out;
 
   int64_t splits = cast<MemRefType>(partial.getType()).getDimSize(0);
   MLIRContext *ctx = b.getContext();

@@ -18,6 +18,12 @@ namespace mlir::fx {
 /// memory latency (one is about a third of an H200's bandwidth).
 constexpr int64_t kStridedUnroll = 4;
 
+/// On a memref.alloc of the host function: state that lives from call to
+/// call, all zeros when the program is loaded (split-k's tile counters,
+/// which their kernel leaves at zero): the Vulkan program keeps it as a
+/// zero-initialized buffer of its own, outside the temporaries' arena.
+constexpr llvm::StringLiteral kPersistentZerosAttr = "fx.persistent_zeros";
+
 /// `min(index, count - 1)` (unsigned) and whether `index < count`: an index
 /// that is always safe to load from, and whether its element exists.
 std::pair<Value, Value> clampIndex(OpBuilder &b, Location loc, Value index,

@@ -124,8 +124,11 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
     the output has at least 132 tiles of 64x64, enough for an H200's SMs
     (convolutions with fewer, and unpacked ones with fewer than 198, whose
     second wave would be less than half full, split k over about 264
-    workgroups, each reducing at least two k steps into a temporary that a
-    second kernel sums and passes through the epilogue; other GEMMs with
+    workgroups, each reducing at least two k steps into a temporary; with
+    at most 9 splits the last workgroup of each tile to finish (an atomic
+    counter per tile, in a zero-initialized buffer that persists between
+    calls) sums them and applies the epilogue, with more a second kernel
+    does; other GEMMs with
     fewer than 132 take the SIMT kernel's split-k, which measured faster
     for them): 2x2 subgroups of
     4x4 fragments (128x128 tiles) for contractions where those are 132 or
@@ -194,6 +197,7 @@ def FXMapMatmulsToGPU : Pass<"fx-map-matmuls-to-gpu", "func::FuncOp"> {
                            "::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::spirv::SPIRVDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
