@@ -1515,6 +1515,16 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
       memref::StoreOp::create(gb, loc, values[e], buffer, element.index);
     }
   };
+  // Stores this subgroup's fragments of fragment row i into its strip, for
+  // every subgroup's lanes to take after the barrier.
+  auto stageFragmentRow = [&](int64_t i) {
+    for (int64_t j = 0; j < config.fragsN; ++j)
+      gpu::SubgroupMmaStoreMatrixOp::create(
+          body, loc, accFrags[i * config.fragsN + j], tileBuffer,
+          ValueRange{arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
+          body.getIndexAttr(stripStride(config)), UnitAttr());
+    gpu::BarrierOp::create(body, loc);
+  };
   // The 16-byte unit of this lane's strip that it takes in pass `pass`.
   auto stripUnit = [&](OpBuilder &ob, int64_t pass) -> Value {
     return arith::AddIOp::create(
@@ -1563,13 +1573,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         {batchLinear, launch.getBlockIds().y, launch.getBlockIds().x},
         ArrayRef<int64_t>{view.batch.size(), gridRows, gridCols});
     for (int64_t i = 0; i < config.fragsM; ++i) {
-      for (int64_t j = 0; j < config.fragsN; ++j)
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            body, loc, accFrags[i * config.fragsN + j], tileBuffer,
-            ValueRange{
-                arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
-            body.getIndexAttr(stripStride(config)), UnitAttr());
-      gpu::BarrierOp::create(body, loc);
+      stageFragmentRow(i);
       for (int64_t pass = 0; pass < passes; ++pass)
         memref::StoreOp::create(
             body, loc,
@@ -1673,15 +1677,8 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
         epilogueInputs.push_back(
             loadEpilogueInputs(body, runAt(body, i, pass)));
   for (int64_t i = 0; i < config.fragsM; ++i) {
-    if (!tilePartials) {
-      for (int64_t j = 0; j < config.fragsN; ++j)
-        gpu::SubgroupMmaStoreMatrixOp::create(
-            body, loc, accFrags[i * config.fragsN + j], tileBuffer,
-            ValueRange{
-                arith::AddIOp::create(body, loc, strip, cst(body, j * 4))},
-            body.getIndexAttr(stripStride(config)), UnitAttr());
-      gpu::BarrierOp::create(body, loc);
-    }
+    if (!tilePartials)
+      stageFragmentRow(i);
     // Per pass: the values to store and where; stores after all the loads
     // of the fragment row.
     struct Pending {
