@@ -109,7 +109,6 @@ def main():
         with torch.no_grad():
             ref = make_model(name, torch).double().to("cuda")(x_cuda.double()).cpu().numpy()
         rel = float(np.linalg.norm(out_host - ref) / np.linalg.norm(ref))
-        out_gpu = out_cuda.clone()
         with torch.no_grad():
             row = {
                 "model": name, "input MB": x.numel() * 4 / 1e6,
@@ -122,7 +121,6 @@ def main():
                 "eager": median_ms(lambda: model_cuda(x_cuda), args.runs, sync),
                 "host nosync": median_ms(host, args.runs, lambda: None),
                 "same": same, "rel": rel}
-        del out_gpu
         median_ms(cuda_phases, args.runs, sync)
         for key, values in phases.items():
             row["phase " + key] = statistics.median(values)

@@ -21,6 +21,8 @@
 
 #include "fx/Codegen/SPIRV/Passes.h"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+
 namespace mlir::fx {
 #define GEN_PASS_DEF_FXMAPMATMULSTOGPU
 #include "fx/Codegen/SPIRV/Passes.h.inc"

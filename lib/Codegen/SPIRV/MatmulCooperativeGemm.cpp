@@ -26,6 +26,7 @@
 
 #include "MatmulKernels.h"
 
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 std::optional<mlir::fx::MatmulPrecision>
@@ -1567,6 +1568,7 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
   // threadfence reduction). Each lane stores and loads whole coalesced
   // units, so the sums come out as the split-k sum kernel's did, to the
   // bit.
+  SmallVector<Value> summed;
   if (tilePartials) {
     tileLinear = fx::linearize(
         body, loc,
@@ -1623,13 +1625,11 @@ void GemmKernelBuilder::buildCooperative(const CoopGemmConfig &config) {
     auto sum = scf::IfOp::create(body, loc, isLast, /*withElse=*/false);
     body = sum.getThenBodyBuilder();
     deviceBarrier(body);
-  }
-  // The last workgroup's sums of its lanes' units over the splits: a loop
-  // of two splits per iteration, each loading all the lane's units of
-  // both. (Every split's units loaded at once, unrolled, was slower: 0.556
-  // against 0.464 ms for resnet18 with all its convolutions summed here.)
-  SmallVector<Value> summed;
-  if (tilePartials) {
+    // The last workgroup's sums of its lanes' units over the splits: a loop
+    // of two splits per iteration, each loading all the lane's units of
+    // both. (Every split's units loaded at once, unrolled, was slower:
+    // 0.556 against 0.464 ms for resnet18 with all its convolutions summed
+    // here.)
     auto vec4 = VectorType::get({4}, f32);
     Value zeros = arith::ConstantOp::create(body, loc, vec4,
                                             DenseElementsAttr::get(vec4, 0.0f));
