@@ -532,6 +532,28 @@ func.func @depthwise_stride2(%x: tensor<1x4x9x33xf32>, %w: tensor<4x3x3xf32>, %o
 
 // -----
 
+// A depthwise convolution whose initial value is a fill (the zeros a
+// convolution starts from) takes the fill into its tiles, as a pooling
+// does: the accumulators start as zero vectors, and no loop writes zeros
+// into the output tile for the convolution to read back.
+// CHECK-LABEL: func.func @depthwise_fill_in_tiles(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: scf.for {{.*}} to %c8 step %c4
+// CHECK-NOT: vector.transfer_read {{.*}} : tensor<1x4x4x14xf32>
+// CHECK: vector.fma %{{.*}}, %{{.*}}, %[[ZERO]] : vector<16xf32>
+// CHECK: vector.transfer_write {{.*}} : vector<16xf32>, tensor<1x4x4x14xf32>
+// CHECK-NOT: linalg.depthwise_conv_2d_nchw_chw
+func.func @depthwise_fill_in_tiles(%x: tensor<1x8x8x16xf32>, %w: tensor<8x3x3xf32>) -> tensor<1x8x6x14xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x6x14xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x14xf32>) -> tensor<1x8x6x14xf32>
+  %0 = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x8x8x16xf32>, tensor<8x3x3xf32>) outs(%f : tensor<1x8x6x14xf32>) -> tensor<1x8x6x14xf32>
+  return %0 : tensor<1x8x6x14xf32>
+}
+
+// -----
+
 // An elementwise op whose innermost dimension is a unit one (a
 // squeeze-and-excitation gate [1, C, 1, 1]) loses its unit dimensions and
 // runs along the channels: two vectors of 16, not one masked vector per
