@@ -43,7 +43,15 @@ constexpr unsigned kWorkgroupMemorySpace = 3;
 /// split 2 ways 21.3 + 5.8 -> 20.1, its 64-channel 3x3 convolutions split
 /// 6 ways 14.9 + 4.4 -> 14.8-18.8 (four: 79.8 -> 66.7), a 128-channel one
 /// split 9 ways 16.2 + 3.7 -> 18.8; split 11 ways 14.2 + 3.9 -> 21.5-22.4,
-/// 16 ways 16.0 + 4.5 -> 31-35.
+/// 16 ways 16.0 + 4.5 -> 31-35. Neither fewer splits nor a tree of sums
+/// helped beyond 9 (one H200 call each, resnet18 GPU time 0.389-0.394 ms
+/// as here): capping convolutions at 9 splits summed in the kernel (9 x
+/// 16 k steps instead of 16 x 9) took 0.533 ms (its 3x3 convolutions of
+/// 256 channels 16 + 4 -> 58-62 us), at 8 splits 0.416; summing more than
+/// 9 splits in two levels (groups of ceil(sqrt(splits)) summed by each
+/// group's last workgroup, then the groups' sums by the last of those)
+/// 0.460 (14.2 + 3.7 -> 24.2 us, 16 + 4 -> 28-29 us), convnext_tiny 1.104
+/// -> 1.119 ms.
 constexpr int64_t kMaxSplitsSummedInKernel = 9;
 
 /// Reductions shorter than this stay one-thread-per-output kernels: a
