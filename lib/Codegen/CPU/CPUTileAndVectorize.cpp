@@ -426,6 +426,12 @@ static bool isRowTiledPooling(Operation *op) {
                                    [](int64_t d) { return d == 1; });
 }
 
+/// A depthwise convolution or pooling that vectorizeDepthwiseRows takes
+/// whole window at a time (fx::isRowTiledDepthwise, isRowTiledPooling).
+static bool isRowTiledWindow(Operation *op) {
+  return fx::isRowTiledDepthwise(op) || isRowTiledPooling(op);
+}
+
 /// Vectorizes a static depthwise (or pooling) tile of a few channels, a few
 /// output rows and the whole window (chooseTileSizes): each input row of a
 /// channel is loaded once per window column (widened, see widenedLanes; a
@@ -455,7 +461,7 @@ static LogicalResult vectorizeDepthwiseRows(RewriterBase &rewriter,
                                             int64_t registerLanes) {
   // The tiles chooseTileSizes gives the whole window (unit dilation).
   bool pooling = isRowTiledPooling(conv);
-  if (!fx::isRowTiledDepthwise(conv) && !pooling)
+  if (!isRowTiledWindow(conv))
     return failure();
   bool maxPool = isa<linalg::PoolingNchwMaxOp>(conv.getOperation());
   FailureOr<ConvTileTypes> types = staticF32ConvTile(conv);
@@ -950,8 +956,8 @@ struct CPUTileAndVectorizePass
 
     // Tile. Each tiled op records its vector sizes; contraction tile loops
     // are peeled so that full tiles get static shapes.
-    // (A fill that only starts poolings is tiled with them:
-    // tileFusingFill.)
+    // (A fill that only starts poolings or depthwise convolutions is tiled
+    // with them: tileFusingFill.)
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && !startsRowTiledOnly(op))
@@ -1362,16 +1368,14 @@ struct CPUTileAndVectorizePass
     return cast<linalg::LinalgOp>(tiled->tiledOps.back());
   }
 
-  /// Whether `op` is a fill whose every use starts a pooling
-  /// (isRowTiledPooling) or a depthwise convolution (isRowTiledDepthwise)
-  /// as its initial value.
+  /// Whether `op` is a fill whose every use starts a pooling or a
+  /// depthwise convolution (isRowTiledWindow) as its initial value.
   static bool startsRowTiledOnly(linalg::LinalgOp op) {
     return isa<linalg::FillOp>(op.getOperation()) && !op->use_empty() &&
            llvm::all_of(op->getUses(), [](OpOperand &use) {
-             auto pool = dyn_cast<linalg::LinalgOp>(use.getOwner());
-             return pool &&
-                    (isRowTiledPooling(pool) || fx::isRowTiledDepthwise(pool)) &&
-                    pool.isDpsInit(&use);
+             auto window = dyn_cast<linalg::LinalgOp>(use.getOwner());
+             return window && isRowTiledWindow(window) &&
+                    window.isDpsInit(&use);
            });
   }
 
@@ -1384,7 +1388,7 @@ struct CPUTileAndVectorizePass
   tileFusingFill(RewriterBase &rewriter, TilingInterface op,
                  const scf::SCFTilingOptions &options) {
     linalg::FillOp fill;
-    if (isRowTiledPooling(op) || fx::isRowTiledDepthwise(op))
+    if (isRowTiledWindow(op))
       fill = cast<linalg::LinalgOp>(op.getOperation())
                  .getDpsInits()[0]
                  .getDefiningOp<linalg::FillOp>();
@@ -1411,7 +1415,7 @@ struct CPUTileAndVectorizePass
     scf::SCFTilingResult tiled;
     tiled.loops = fused->loops;
     for (Operation *tiledOp : fused->tiledAndFusedOps)
-      if (isRowTiledPooling(tiledOp) || fx::isRowTiledDepthwise(tiledOp))
+      if (isRowTiledWindow(tiledOp))
         tiled.tiledOps.push_back(tiledOp);
     for (OpResult result : op->getResults()) {
       Value replacement = fused->replacements.lookup(result);
